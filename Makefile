@@ -1,0 +1,39 @@
+# The two commands of the README: `make run` and `make test`. Each does its own set-up: it installs
+# the npm dependencies (which bring their own Node 24) when missing or stale, and builds the local
+# control plane from Go modules when it is not in the cache yet.
+SHELL := bash
+NPM ?= npm
+DEPS_STAMP := node_modules/.loom-deps-installed
+
+.PHONY: run test deps control-plane lint typecheck unit integration clean
+
+run: deps
+	$(NPM) run --silent dev
+
+test: lint typecheck unit integration
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): package.json package-lock.json
+	@command -v $(NPM) >/dev/null || { echo "make: npm is needed to install loom's dependencies" >&2; exit 1; }
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+# Cheap when the binaries are cached; the first time it is a long Go build (see README).
+control-plane:
+	@bash src/devcluster/build-binaries.sh >/dev/null
+
+lint: deps
+	$(NPM) run --silent lint
+
+typecheck: deps
+	$(NPM) run --silent typecheck
+
+unit: deps
+	$(NPM) run --silent test:unit
+
+integration: deps control-plane
+	$(NPM) run --silent test:integration
+
+clean:
+	rm -rf node_modules

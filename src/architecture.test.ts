@@ -1,0 +1,105 @@
+/**
+ * The import rules of ARCHITECTURE.md, checked on every source file so a broken rule fails the build:
+ * `api` and `engine` import nothing internal; `core`, `hooks` and `kube` import only `api`; nothing
+ * but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the Kubernetes client.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = dirname(fileURLToPath(import.meta.url));
+const KUBE_CLIENT = '@kubernetes/client-node';
+
+/** Internal folders each restricted folder may import (besides itself). */
+const ALLOWED: Record<string, readonly string[]> = {
+  api: [],
+  engine: [],
+  core: ['api'],
+  hooks: ['api'],
+  kube: ['api'],
+};
+
+interface SourceFile {
+  /** Path relative to `src/`, with `/` separators. */
+  path: string;
+  /** Import specifiers as written. */
+  imports: string[];
+}
+
+/** Top-level folder of a `src/`-relative path; `''` for files directly in `src/`. */
+function folderOf(path: string): string {
+  return path.includes('/') ? path.slice(0, path.indexOf('/')) : '';
+}
+
+function isKubeClient(specifier: string): boolean {
+  return specifier === KUBE_CLIENT || specifier.startsWith(`${KUBE_CLIENT}/`);
+}
+
+function mayImportControllers(file: SourceFile): boolean {
+  return file.path === 'main.ts' || folderOf(file.path) === 'cli';
+}
+
+function violationOf(file: SourceFile, specifier: string): string | undefined {
+  const from = folderOf(file.path);
+  if (isKubeClient(specifier)) return from === 'kube' ? undefined : `${file.path} imports ${KUBE_CLIENT}; only kube/ may`;
+  if (!specifier.startsWith('.')) return undefined;
+  const target = relative(SRC, resolve(SRC, dirname(file.path), specifier)).replaceAll('\\', '/');
+  const to = folderOf(target);
+  if (to === from) return undefined;
+  if (to === 'controllers' && !mayImportControllers(file)) {
+    return `${file.path} imports ${target}; only main.ts and cli/ may import controllers/`;
+  }
+  const allowed = ALLOWED[from];
+  if (allowed?.includes(to) === false) return `${file.path} imports ${target}; ${from}/ may import only ${allowed.join(', ') || 'itself'}`;
+  return undefined;
+}
+
+/** Every broken rule, one message each. */
+function findViolations(files: readonly SourceFile[]): string[] {
+  return files.flatMap((file) => file.imports.map((s) => violationOf(file, s)).filter((v) => v !== undefined));
+}
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
+
+function importsOf(text: string): string[] {
+  return [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+}
+
+function sourceFiles(dir: string): SourceFile[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    // Tests may reach across folders to build fixtures; the rules are about production code.
+    if (!entry.name.endsWith('.ts') || /\.test(-support)?\.ts$/.test(entry.name)) return [];
+    return [{ path: relative(SRC, full).replaceAll('\\', '/'), imports: importsOf(readFileSync(full, 'utf8')) }];
+  });
+}
+
+describe('import rules', () => {
+  it('hold for every source file', () => {
+    const files = sourceFiles(SRC);
+    expect(files.length).toBeGreaterThan(0);
+    expect(findViolations(files)).toEqual([]);
+  });
+
+  it('catch each kind of violation', () => {
+    expect(findViolations([
+      { path: 'core/claim.ts', imports: ['../kube/store.ts', '../api/types.ts', './plan.ts'] },
+      { path: 'engine/queue.ts', imports: ['../api/keys.ts', 'node:events'] },
+      { path: 'apply/run.ts', imports: [KUBE_CLIENT, '../controllers/composite.ts'] },
+      { path: 'kube/client.ts', imports: [KUBE_CLIENT, '../api/types.ts'] },
+      { path: 'cli/run.ts', imports: ['../controllers/index.ts'] },
+    ])).toEqual([
+      'core/claim.ts imports kube/store.ts; core/ may import only api',
+      'engine/queue.ts imports api/keys.ts; engine/ may import only itself',
+      `apply/run.ts imports ${KUBE_CLIENT}; only kube/ may`,
+      'apply/run.ts imports controllers/composite.ts; only main.ts and cli/ may import controllers/',
+    ]);
+  });
+
+  it('read static, side-effect and dynamic imports', () => {
+    const text = "import { a } from './a.ts';\nexport { b } from '../b.ts';\nimport './c.ts';\nconst d = await import('./d.ts');\nimport type { E } from 'e';";
+    expect(importsOf(text).sort()).toEqual(['../b.ts', './a.ts', './c.ts', './d.ts', 'e']);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * The build script's failure modes and its lock, with a stand-in `go` on PATH: a real build takes many
+ * minutes and is exercised by every integration run instead.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SCRIPT = fileURLToPath(new URL('./build-binaries.sh', import.meta.url));
+const VERSIONS = { LOOM_K8S_VERSION: 'v1.99.0', LOOM_ETCD_VERSION: 'v3.99.0' };
+const FAKE_GO = `#!/usr/bin/env bash
+echo "$*" >> "$(dirname "$0")/calls"
+case "$1 $2" in
+  "env GOPROXY") echo off ;;
+  "env GOVERSION") echo go0.fake ;;
+  *) echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;
+esac
+`;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Sandbox {
+  cacheDir: string;
+  fakeBin: string;
+  env: NodeJS.ProcessEnv;
+}
+
+async function sandbox(withGo: boolean): Promise<Sandbox> {
+  const root = await mkdtemp(join(tmpdir(), 'loom-build-test-'));
+  const fakeBin = join(root, 'fakebin');
+  await mkdir(fakeBin);
+  if (withGo) {
+    await writeFile(join(fakeBin, 'go'), FAKE_GO);
+    await chmod(join(fakeBin, 'go'), 0o755);
+  }
+  const cacheDir = join(root, 'cache');
+  // Without a stand-in `go`, PATH holds nothing at all, so the real toolchain cannot be found.
+  const path = withGo ? `${fakeBin}:/usr/bin:/bin` : fakeBin;
+  return { cacheDir, fakeBin, env: { ...VERSIONS, LOOM_CACHE_DIR: cacheDir, PATH: path, HOME: root } };
+}
+
+function runScript(env: NodeJS.ProcessEnv, onStderr?: (text: string) => void): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/bash', [SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      onStderr?.(stderr);
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const buildDir = (cacheDir: string) => join(cacheDir, 'kube', 'v1.99.0-etcd-v3.99.0-go0.fake');
+
+describe('build-binaries.sh', () => {
+  it('says in one line that Go is missing', async () => {
+    const box = await sandbox(false);
+    const run = await runScript(box.env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim().split('\n').at(-1)).toBe(
+      "loom devcluster: step 'find go' failed: no 'go' on PATH (Go >= 1.24 is needed to build the control plane)",
+    );
+  });
+
+  it('names the failed step and its log file, and marks nothing as built', async () => {
+    const box = await sandbox(true);
+    const run = await runScript(box.env);
+    const dir = buildDir(box.cacheDir);
+    const log = join(dir, 'logs', 'download-kubernetes.log');
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split('\n').at(-1)).toBe(
+      `loom devcluster: step 'download k8s.io/kubernetes@v1.99.0' failed; full log: ${log}`,
+    );
+    expect(await readFile(log, 'utf8')).toContain('module lookup disabled');
+    expect(existsSync(join(dir, 'bin'))).toBe(false);
+    // Run again: a failed build must not be mistaken for a finished one.
+    expect((await runScript(box.env)).code).toBe(1);
+  });
+
+  it('waits for a build in progress elsewhere and then uses its result instead of building again', async () => {
+    const box = await sandbox(true);
+    await mkdir(join(box.cacheDir, 'kube'), { recursive: true });
+    // Another "test run" holds the build lock until we close its stdin.
+    const holder = spawn('/bin/bash', ['-c', 'exec 9>"$1"; flock 9; echo locked; read -r _', 'holder',
+      join(box.cacheDir, 'kube', 'build.lock')], { stdio: ['pipe', 'pipe', 'inherit'] });
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+
+    const bin = join(buildDir(box.cacheDir), 'bin');
+    let released = false;
+    const run = await runScript(box.env, (stderr) => {
+      if (released || !stderr.includes('waiting for')) return;
+      released = true;
+      // The other run finishes its build: it publishes the binaries, then lets go of the lock.
+      void mkdir(bin, { recursive: true })
+        .then(() => writeFile(join(bin, '.built'), 'kubernetes=v1.99.0 etcd=v3.99.0 go=go0.fake\n'))
+        .then(() => holder.stdin.end());
+    });
+
+    expect(run.stderr).toContain('another run is building the control plane; waiting for');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(bin);
+    const calls = await readFile(join(box.fakeBin, 'calls'), 'utf8');
+    expect(calls).not.toContain('mod download');
+  });
+});

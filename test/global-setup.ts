@@ -1,0 +1,24 @@
+/**
+ * One real control plane per integration run (starting one costs seconds; tests isolate themselves
+ * by namespace). Tests reach it through `inject('kubeconfigPath')`.
+ */
+import { pino } from 'pino';
+import type { TestProject } from 'vitest/node';
+import { startControlPlane } from '../src/devcluster/index.ts';
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    kubeconfigPath: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const logger = pino({ level: 'warn' });
+  const plane = await startControlPlane({ logger });
+  project.provide('kubeconfigPath', plane.kubeconfigPath);
+  return async () => {
+    // Keep the control plane's logs when a test failed: they often hold the reason.
+    const failed = project.vitest.state.getCountOfFailedTests() > 0;
+    await plane.stop({ keepLogs: failed });
+  };
+}
