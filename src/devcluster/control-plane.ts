@@ -41,6 +41,11 @@ export interface ControlPlane {
   /** Every process started, in start order. */
   readonly processes: readonly ManagedProcess[];
   /**
+   * Milliseconds from the first process start (binaries already at hand) until each part was ready:
+   * `etcd`, `kube-apiserver` (/readyz), `kube-controller-manager` (/healthz), `garbage-collector`.
+   */
+  readonly readyAfterMs: Readonly<Record<string, number>>;
+  /**
    * Stops the processes by PID (newest first) and removes the run directory, unless `keepLogs` is set
    * or a process died on its own, in which case the logs stay and their path is logged.
    */
@@ -53,17 +58,19 @@ const GC_READY_LINE = 'Proceeding to collect garbage';
 export async function startControlPlane(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const logger = options.logger ?? pino({ level: 'silent' });
   const clock = options.clock ?? systemClock;
-  const started = clock.now();
   const binaries = options.binaries ?? (await ensureBinaries((line) => logger.info(line), options.signal));
   const runDir = await mkdtemp(join(tmpdir(), 'loom-control-plane-'));
   const processes: ManagedProcess[] = [];
-  const ctx: ComponentContext = { clock, runDir, processes, signal: options.signal };
+  const readyAfterMs: Record<string, number> = {};
+  const ctx: ComponentContext = { clock, runDir, processes, signal: options.signal, startedAt: clock.now(), readyAfterMs };
+  // Guarded from the first process on: a Ctrl-C during start must not leave etcd running.
+  const stop = stopper({ runDir, processes, logger, guardExit: options.guardExit ?? true });
   try {
     const plane = await bootInOrder(ctx, binaries);
-    logger.info({ server: plane.server, ms: clock.now() - started }, 'control plane ready');
-    return withLifecycle({ ...plane, runDir, processes, logger, clock, guardExit: options.guardExit ?? true });
+    logger.info({ server: plane.server, readyAfterMs }, 'control plane ready');
+    return { ...plane, runDir, processes, readyAfterMs, stop };
   } catch (err) {
-    await stopNewestFirst(processes);
+    await stop({ keepLogs: true });
     throw new Error(`the local control plane did not start; logs kept in ${runDir}`, { cause: err });
   }
 }
@@ -141,20 +148,21 @@ async function startControllerManager(ctx: ComponentContext, binary: string, kub
     giveUpIf: () => (kcm.exitStatus() ? `kube-controller-manager exited; see ${kcm.logPath}` : undefined),
     signal: ctx.signal,
   });
+  ctx.readyAfterMs['garbage-collector'] = ctx.clock.now() - ctx.startedAt;
 }
 
-interface LifecycleInput extends Booted {
+interface StopperInput {
   runDir: string;
   processes: ManagedProcess[];
   logger: Logger;
-  clock: Clock;
   guardExit: boolean;
 }
 
-function withLifecycle(input: LifecycleInput): ControlPlane {
+/** The idempotent `stop` of a control plane; installs the exit guards until it is called. */
+function stopper(input: StopperInput): ControlPlane['stop'] {
   const { processes, runDir, logger } = input;
   let stopping: Promise<void> | undefined;
-  const removeGuards = input.guardExit ? installExitGuards({ stop: () => stop(), processes }) : () => {};
+  let removeGuards = (): void => {};
   const stop = (options: { keepLogs?: boolean } = {}): Promise<void> => {
     stopping ??= (async () => {
       const crashed = processes.filter((p) => p.exitStatus() !== undefined).map((p) => p.name);
@@ -169,7 +177,8 @@ function withLifecycle(input: LifecycleInput): ControlPlane {
     })();
     return stopping;
   };
-  return { kubeconfigPath: input.kubeconfigPath, server: input.server, runDir, processes, stop };
+  if (input.guardExit) removeGuards = installExitGuards({ stop: () => stop(), processes });
+  return stop;
 }
 
 /** One at a time, newest first: the controller-manager needs the API server, which needs etcd. */

@@ -18,6 +18,10 @@ export interface ComponentContext {
   processes: ManagedProcess[];
   /** Cancels the start. */
   signal?: AbortSignal | undefined;
+  /** When the first process was about to start ({@link Clock.now}). */
+  startedAt: number;
+  /** Milliseconds from `startedAt` until each component was ready, by name. */
+  readyAfterMs: Record<string, number>;
 }
 
 /** One process to start. */
@@ -57,6 +61,7 @@ export function startComponent(ctx: ComponentContext, spec: ComponentSpec): Prom
         giveUpIf: () => describeExit(process),
         signal: ctx.signal,
       });
+      ctx.readyAfterMs[spec.name] = ctx.clock.now() - ctx.startedAt;
       return { process, ports };
     } catch (err) {
       await process.stop();
