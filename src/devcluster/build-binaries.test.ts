@@ -3,12 +3,12 @@
  * minutes and is exercised by every integration run instead.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = fileURLToPath(new URL('./build-binaries.sh', import.meta.url));
 const VERSIONS = { LOOM_K8S_VERSION: 'v1.99.0', LOOM_ETCD_VERSION: 'v3.99.0' };
@@ -33,8 +33,12 @@ interface Sandbox {
   env: NodeJS.ProcessEnv;
 }
 
+const sandboxes: string[] = [];
+afterAll(() => Promise.all(sandboxes.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function sandbox(withGo: boolean): Promise<Sandbox> {
   const root = await mkdtemp(join(tmpdir(), 'loom-build-test-'));
+  sandboxes.push(root);
   const fakeBin = join(root, 'fakebin');
   await mkdir(fakeBin);
   if (withGo) {

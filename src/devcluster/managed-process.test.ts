@@ -1,12 +1,17 @@
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../engine/clock.ts';
 import { isPidAlive, startProcess } from './managed-process.ts';
 
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function logPath(): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), 'loom-process-test-')), 'out.log');
+  const dir = await mkdtemp(join(tmpdir(), 'loom-process-test-'));
+  dirs.push(dir);
+  return join(dir, 'out.log');
 }
 
 function nodeScript(name: string, code: string, log: string) {

@@ -22,6 +22,8 @@ export interface ComponentContext {
   startedAt: number;
   /** Milliseconds from `startedAt` until each component was ready, by name. */
   readyAfterMs: Record<string, number>;
+  /** Picks a port to try; {@link freeLoopbackPort} unless a test needs to hand out a taken one. */
+  choosePort?: () => Promise<number>;
 }
 
 /** One process to start. */
@@ -48,7 +50,8 @@ const LOG_TAIL_BYTES = 4_000;
 export function startComponent(ctx: ComponentContext, spec: ComponentSpec): Promise<StartedComponent> {
   return retryOnPortConflict(async () => {
     ctx.signal?.throwIfAborted();
-    const ports = await Promise.all(Array.from({ length: spec.portCount }, () => freeLoopbackPort()));
+    const choosePort = ctx.choosePort ?? freeLoopbackPort;
+    const ports = await Promise.all(Array.from({ length: spec.portCount }, () => choosePort()));
     const logPath = join(ctx.runDir, `${spec.name}.log`);
     const logStart = await sizeOf(logPath);
     const process = await startProcess({ name: spec.name, command: spec.binary, args: spec.args(ports), logPath }, ctx.clock);
