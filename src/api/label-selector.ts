@@ -1,0 +1,57 @@
+/**
+ * Kubernetes label selectors (`matchLabels` + `matchExpressions`), matched against a label map. The
+ * same semantics serve Metacontroller's annotation selectors (`matchAnnotations`).
+ */
+
+/** One `matchExpressions` entry. */
+export interface SelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+/** A `metav1.LabelSelector`. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: SelectorRequirement[];
+}
+
+/** Thrown for a selector the API server would reject (unknown operator, missing values). */
+export class InvalidSelectorError extends Error {
+  override readonly name = 'InvalidSelectorError';
+}
+
+function requirementMatches(req: SelectorRequirement, labels: Readonly<Record<string, string>>): boolean {
+  const has = Object.hasOwn(labels, req.key);
+  const values = req.values ?? [];
+  switch (req.operator) {
+    case 'In':
+      if (values.length === 0) throw new InvalidSelectorError(`operator In on "${req.key}" needs values`);
+      return has && values.includes(labels[req.key]!);
+    case 'NotIn':
+      if (values.length === 0) throw new InvalidSelectorError(`operator NotIn on "${req.key}" needs values`);
+      return !has || !values.includes(labels[req.key]!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+    default:
+      throw new InvalidSelectorError(`unknown selector operator "${String((req as { operator: unknown }).operator)}"`);
+  }
+}
+
+/**
+ * True when `labels` satisfy every part of `selector`. An empty selector (`{}`) matches everything,
+ * as in Kubernetes; callers that must treat "no selector" as "nothing" check for `undefined` first.
+ */
+export function matchesSelector(selector: LabelSelector, labels: Readonly<Record<string, string>> = {}): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (labels[key] !== value) return false;
+  }
+  return (selector.matchExpressions ?? []).every((req) => requirementMatches(req, labels));
+}
+
+/** True when the selector has neither `matchLabels` nor `matchExpressions` entries. */
+export function isEmptySelector(selector: LabelSelector): boolean {
+  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+}

@@ -1,0 +1,75 @@
+/**
+ * Shared informers: one list-and-watch per resource type for the whole process, however many
+ * controllers use it, started by the first user and stopped when the last one lets go.
+ */
+import type { Logger } from 'pino';
+import { createInformer, type Informer } from './informer.ts';
+import type { RestClient } from './rest-client.ts';
+import type { ResourceType } from './resource-path.ts';
+
+/** One user's hold on a shared informer. */
+export interface InformerLease {
+  readonly informer: Informer;
+  /** Lets go; the last release stops the watch and drops the cache. Idempotent. */
+  release(): void;
+}
+
+/** Hands out shared informers. */
+export interface InformerRegistry {
+  acquire(type: ResourceType): InformerLease;
+  /** Resource types with a running informer, and how many users each has (for metrics and tests). */
+  active(): Map<string, number>;
+}
+
+/** What the registry needs to build informers. */
+export interface InformerRegistryOptions {
+  client: RestClient;
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  logger: Logger;
+}
+
+interface Entry {
+  informer: Informer;
+  users: number;
+  stop: AbortController;
+}
+
+/** The key of a resource type: `apiVersion/resource`. */
+export function typeKeyOf(type: ResourceType): string {
+  return `${type.apiVersion}/${type.resource}`;
+}
+
+/** Creates a registry; informers start on first acquire. */
+export function createInformerRegistry(options: InformerRegistryOptions): InformerRegistry {
+  const entries = new Map<string, Entry>();
+
+  const start = (key: string, type: ResourceType): Entry => {
+    const stop = new AbortController();
+    const logger = options.logger.child({ resource: key });
+    const informer = createInformer({ client: options.client, type, sleep: options.sleep, logger });
+    informer.run(stop.signal).catch((err: unknown) => logger.error({ err }, 'informer stopped unexpectedly'));
+    return { informer, users: 0, stop };
+  };
+
+  return {
+    acquire(type) {
+      const key = typeKeyOf(type);
+      let entry = entries.get(key);
+      if (!entry) entries.set(key, (entry = start(key, type)));
+      entry.users++;
+      const held = entry;
+      let released = false;
+      return {
+        informer: held.informer,
+        release() {
+          if (released) return;
+          released = true;
+          if (--held.users > 0) return;
+          held.stop.abort();
+          entries.delete(key);
+        },
+      };
+    },
+    active: () => new Map([...entries].map(([key, entry]) => [key, entry.users])),
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The informer's recovery paths, which a healthy API server rarely shows on demand: `410 Gone` leads to a
+ * relist that emits the difference; other failures retry the watch from where it was, after a backoff.
+ * (Normal list/watch is tested against the real API server in test/kube-informer.test.ts.)
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../api/object.ts';
+import { createInformer } from './informer.ts';
+import { KubeApiError } from './kube-api-error.ts';
+import type { Query, RestClient, RestRequest, WatchEvent } from './rest-client.ts';
+
+const type = { apiVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, subresources: [] };
+const cm = (name: string, rv: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', resourceVersion: rv } });
+
+interface Script {
+  lists: { items: KubeObject[]; resourceVersion: string }[];
+  /** One entry per watch call: events to yield, then an error to throw (or end quietly and wait). */
+  watches: { events: WatchEvent[]; fail?: Error }[];
+}
+
+function scriptedClient(script: Script, calls: string[]): RestClient {
+  return {
+    server: 'https://fake',
+    request<T>(req: RestRequest): Promise<T> {
+      calls.push(`list ${req.path}`);
+      const list = script.lists.shift()!;
+      return Promise.resolve({ metadata: { resourceVersion: list.resourceVersion }, items: list.items } as T);
+    },
+    async *watch(path: string, query: Query, signal: AbortSignal) {
+      calls.push(`watch ${path} from ${String(query.resourceVersion)}`);
+      const next = script.watches.shift();
+      for (const event of next?.events ?? []) yield event;
+      if (next?.fail) throw next.fail;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    },
+  };
+}
+
+function record() {
+  const seen: string[] = [];
+  const handler = {
+    onAdd: (o: KubeObject) => seen.push(`add ${o.metadata.name}`),
+    onUpdate: (_p: KubeObject, o: KubeObject) => seen.push(`update ${o.metadata.name}`),
+    onDelete: (o: KubeObject) => seen.push(`delete ${o.metadata.name}`),
+  };
+  return { seen, handler };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('informer recovery', () => {
+  it('relists after 410 Gone and emits only the difference', async () => {
+    const calls: string[] = [];
+    const client = scriptedClient({
+      lists: [
+        { items: [cm('a', '1'), cm('b', '1')], resourceVersion: '10' },
+        { items: [cm('a', '2'), cm('c', '11')], resourceVersion: '20' },
+      ],
+      watches: [{ events: [{ type: 'ADDED', object: cm('c', '11') }], fail: new KubeApiError('too old', { status: 410, reason: 'Gone' }) }],
+    }, calls);
+    const informer = createInformer({ client, type, sleep: () => Promise.resolve(), logger: pino({ level: 'silent' }) });
+    const { seen, handler } = record();
+    informer.subscribe(handler);
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 4);
+    stop.abort();
+    await running;
+
+    expect(calls).toEqual(['list /api/v1/configmaps', 'watch /api/v1/configmaps from 10', 'list /api/v1/configmaps', 'watch /api/v1/configmaps from 20']);
+    expect(seen).toEqual(['add a', 'add b', 'add c', 'update a', 'delete b']);
+    expect(informer.hasSynced()).toBe(true);
+    expect(informer.store.list().map((o) => o.metadata.name).sort()).toEqual(['a', 'c']);
+  });
+
+  it('resumes the watch from the last resourceVersion after a backoff on other errors', async () => {
+    const calls: string[] = [];
+    const slept: number[] = [];
+    const client = scriptedClient({
+      lists: [{ items: [], resourceVersion: '5' }],
+      watches: [
+        { events: [{ type: 'ADDED', object: cm('x', '6') }], fail: new Error('connection reset') },
+        { events: [], fail: new Error('connection refused') },
+      ],
+    }, calls);
+    const sleep = (ms: number) => (slept.push(ms), Promise.resolve());
+    const informer = createInformer({ client, type, sleep, logger: pino({ level: 'silent' }) });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 4);
+    stop.abort();
+    await running;
+
+    expect(calls).toEqual(['list /api/v1/configmaps', 'watch /api/v1/configmaps from 5', 'watch /api/v1/configmaps from 6', 'watch /api/v1/configmaps from 6']);
+    expect(slept).toEqual([500, 1000]);
+  });
+
+  it('replays cached objects to a late subscriber', async () => {
+    const client = scriptedClient({ lists: [{ items: [cm('a', '1')], resourceVersion: '3' }], watches: [] }, []);
+    const informer = createInformer({ client, type, sleep: () => Promise.resolve(), logger: pino({ level: 'silent' }) });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await informer.whenSynced();
+    const { seen, handler } = record();
+    informer.subscribe(handler);
+    stop.abort();
+    await running;
+    expect(seen).toEqual(['add a']);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * The one way loom talks to the API server: JSON over HTTPS with the credentials of a kubeconfig,
+ * over a keep-alive connection pool. `@kubernetes/client-node` supplies the kubeconfig handling and
+ * authentication; requests are plain `node:https`, so every header, query parameter and status code is
+ * ours to control (apply content types, preconditions, watch streams) and to count.
+ */
+import { request as httpRequest, Agent as HttpAgent, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import { createInterface } from 'node:readline';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiError } from './kube-api-error.ts';
+
+/** Query parameters; `undefined` values are left out. */
+export type Query = Record<string, string | number | boolean | undefined>;
+
+/** One API request. */
+export interface RestRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Query | undefined;
+  body?: unknown;
+  /** Defaults to `application/json`. */
+  contentType?: string | undefined;
+  /** Defaults to `application/json`. */
+  accept?: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** One event of a watch stream. */
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+  object: { metadata?: { resourceVersion?: string } } & Record<string, unknown>;
+}
+
+/** Called after every answer; feeds request metrics and the tests that count writes. */
+export type RequestObserver = (info: { method: string; path: string; status: number }) => void;
+
+/** A connection to one API server. */
+export interface RestClient {
+  /** `https://host:port` of the API server. */
+  readonly server: string;
+  /** Sends a request; resolves with the parsed JSON body, rejects with {@link KubeApiError} on non-2xx. */
+  request<T = unknown>(req: RestRequest): Promise<T>;
+  /** Streams a watch; ends when the server closes it; rejects with {@link KubeApiError} on an ERROR event. */
+  watch(path: string, query: Query, signal: AbortSignal): AsyncIterable<WatchEvent>;
+}
+
+/** How to build a {@link RestClient}. */
+export interface RestClientOptions {
+  kubeConfig: KubeConfig;
+  /** Awaited before each request: the client-side QPS limit (`--client-go-qps/burst`). */
+  throttle?: (() => Promise<void>) | undefined;
+  observe?: RequestObserver | undefined;
+}
+
+function queryString(query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function apiError(status: number, text: string, retryAfter: string | undefined): KubeApiError {
+  let parsed: { message?: string; reason?: string; details?: { retryAfterSeconds?: number } } = {};
+  try {
+    parsed = JSON.parse(text) as typeof parsed;
+  } catch {
+    // Not a Status object (a proxy's HTML page, say): the raw text below is the message.
+  }
+  const retryAfterSeconds = parsed.details?.retryAfterSeconds ?? (retryAfter ? Number(retryAfter) || undefined : undefined);
+  return new KubeApiError(`${status} ${parsed.reason ?? ''}: ${parsed.message ?? text.slice(0, 300)}`.replace(' :', ':'), {
+    status, reason: parsed.reason ?? String(status), retryAfterSeconds,
+  });
+}
+
+interface RawWatchEvent {
+  type: string;
+  object: WatchEvent['object'] & { code?: number; reason?: string; message?: string };
+}
+
+/** One line of a watch stream; an ERROR event (410 Gone, say) becomes a {@link KubeApiError}. */
+function parseWatchLine(path: string, line: string): WatchEvent | undefined {
+  if (!line.trim()) return undefined;
+  const event = JSON.parse(line) as RawWatchEvent;
+  if (event.type !== 'ERROR') return event as WatchEvent;
+  const { code = 500, reason = String(code), message = '' } = event.object;
+  throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
+}
+
+/** Creates a client for the kubeconfig's current context. */
+export function createRestClient(options: RestClientOptions): RestClient {
+  const { kubeConfig, throttle, observe } = options;
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  const server = cluster.server.replace(/\/+$/, '');
+  const url = new URL(server);
+  const secure = url.protocol === 'https:';
+  let agent: HttpAgent | undefined;
+
+  // Credentials are applied per request (tokens may rotate); the TLS material goes into one
+  // keep-alive agent so connections are reused instead of handshaking per call.
+  const optionsFor = async (method: string, path: string, headers: Record<string, string>): Promise<RequestOptions> => {
+    const opts: HttpsRequestOptions = { headers: { ...headers } };
+    await kubeConfig.applyToHTTPSOptions(opts);
+    const { ca, cert, key, rejectUnauthorized, servername } = opts;
+    agent ??= secure
+      ? new HttpsAgent({ keepAlive: true, ca, cert, key, ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }), ...(servername ? { servername } : {}) })
+      : new HttpAgent({ keepAlive: true });
+    return { method, host: url.hostname, port: url.port, path: `${url.pathname.replace(/\/$/, '')}${path}`, headers: opts.headers, agent };
+  };
+
+  const send = async (req: RestRequest, headers: Record<string, string>): Promise<IncomingMessage> => {
+    await throttle?.();
+    const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+    const allHeaders = { Accept: req.accept ?? 'application/json', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
+    const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
+    return new Promise((resolve, reject) => {
+      const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
+      outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
+      outgoing.end(body);
+    });
+  };
+
+  const request = async <T>(req: RestRequest): Promise<T> => {
+    const res = await send(req, {});
+    const text = await readBody(res);
+    const status = res.statusCode ?? 0;
+    observe?.({ method: req.method, path: req.path, status });
+    if (status < 200 || status >= 300) throw apiError(status, text, res.headers['retry-after']);
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+
+  async function* watch(path: string, query: Query, signal: AbortSignal): AsyncIterable<WatchEvent> {
+    const res = await send({ method: 'GET', path, query: { ...query, watch: true }, signal }, {});
+    const status = res.statusCode ?? 0;
+    observe?.({ method: 'WATCH', path, status });
+    if (status !== 200) throw apiError(status, await readBody(res), undefined);
+    for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
+      const event = parseWatchLine(path, line);
+      if (event) yield event;
+    }
+  }
+
+  return { server, request, watch };
+}

@@ -1,0 +1,84 @@
+/**
+ * The kube layer against the real API server: discovery, the REST client, and a shared informer that
+ * sees adds, updates and deletes and keeps its indexes right.
+ */
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/object.ts';
+import { systemClock } from '../src/engine/clock.ts';
+import { discover } from '../src/kube/discovery.ts';
+import { createInformerRegistry } from '../src/kube/informer-registry.ts';
+import { isNotFound } from '../src/kube/kube-api-error.ts';
+import { createRestClient, type RestClient } from '../src/kube/rest-client.ts';
+import { resourcePath, type ResourceType } from '../src/kube/resource-path.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+
+const kc = testKubeConfig();
+const client: RestClient = createRestClient({ kubeConfig: kc });
+const registry = createInformerRegistry({ client, sleep: (ms, signal) => systemClock.sleep(ms, signal), logger: pino({ level: 'silent' }) });
+let namespace: string;
+let configMaps: ResourceType;
+
+beforeAll(async () => {
+  namespace = await createTestNamespace(kc, 'kube-informer');
+  configMaps = (await discover(client)).byResource('v1', 'configmaps')!;
+});
+
+describe('discovery and REST', () => {
+  it('knows built-in types with their scope and subresources', async () => {
+    const snapshot = await discover(client);
+    expect(configMaps).toMatchObject({ kind: 'ConfigMap', namespaced: true });
+    expect(snapshot.byKind('apps/v1', 'Deployment')).toMatchObject({ resource: 'deployments', subresources: expect.arrayContaining(['status']) as unknown });
+    expect(snapshot.byResource('v1', 'namespaces')?.namespaced).toBe(false);
+  });
+
+  it('reports API errors with status and reason', async () => {
+    const missing = client.request({ method: 'GET', path: resourcePath(configMaps, { namespace, name: 'absent' }) });
+    await expect(missing).rejects.toMatchObject({ status: 404, reason: 'NotFound' });
+    await missing.catch((err: unknown) => expect(isNotFound(err)).toBe(true));
+  });
+});
+
+describe('shared informer', () => {
+  const lease = () => registry.acquire(configMaps);
+  const held: { release(): void }[] = [];
+  afterAll(() => held.forEach((l) => l.release()));
+
+  it('shares one informer per type and stops it with the last release', () => {
+    const a = lease();
+    const b = lease();
+    expect(a.informer).toBe(b.informer);
+    expect(registry.active().get('v1/configmaps')).toBe(2);
+    a.release();
+    a.release();
+    expect(registry.active().get('v1/configmaps')).toBe(1);
+    b.release();
+    expect(registry.active().has('v1/configmaps')).toBe(false);
+  });
+
+  it('delivers add, update and delete, and indexes by owner', async () => {
+    const l = lease();
+    held.push(l);
+    const seen: string[] = [];
+    l.informer.subscribe({
+      onAdd: (o) => o.metadata.namespace === namespace && seen.push(`add ${o.metadata.name}`),
+      onUpdate: (_p, o) => o.metadata.namespace === namespace && seen.push(`update ${o.metadata.name}`),
+      onDelete: (o) => o.metadata.namespace === namespace && seen.push(`delete ${o.metadata.name}`),
+    });
+    await l.informer.whenSynced();
+    const path = resourcePath(configMaps, { namespace });
+    const owner = await client.request<KubeObject>({ method: 'POST', path, body: { metadata: { name: 'owner' } } });
+    const ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid!, controller: true }];
+    await client.request({ method: 'POST', path, body: { metadata: { name: 'child', ownerReferences }, data: { a: '1' } } });
+    await client.request({ method: 'PATCH', path: `${path}/child`, contentType: 'application/merge-patch+json', body: { data: { a: '2' } } });
+    await client.request({ method: 'POST', path, body: { metadata: { name: 'doomed' } } });
+    await client.request({ method: 'DELETE', path: `${path}/doomed` });
+
+    await eventually(async () => (seen.includes('delete doomed') ? true : undefined), 'the informer to see the delete');
+    expect(seen.filter((s) => s.endsWith('child'))).toEqual(['add child', 'update child']);
+    expect(l.informer.store.get(`${namespace}/child`)?.data).toEqual({ a: '2' });
+    expect(l.informer.store.byControllerUid(owner.metadata.uid!).map((o) => o.metadata.name)).toEqual(['child']);
+    expect(l.informer.store.get(`${namespace}/doomed`)).toBeUndefined();
+    expect(seen.filter((s) => s.endsWith('doomed'))).toEqual(['add doomed', 'delete doomed']);
+  });
+});
