@@ -17,6 +17,8 @@ export default tseslint.config(
       'max-params': ['error', 4],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
+      // `_name` marks a value taken out on purpose (destructuring to omit a field).
+      '@typescript-eslint/no-unused-vars': ['error', { varsIgnorePattern: '^_', argsIgnorePattern: '^_' }],
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },

@@ -4,7 +4,9 @@
  */
 import { pino } from 'pino';
 import type { TestProject } from 'vitest/node';
+import { crdManifests } from '../src/cli/install-crds.ts';
 import { startControlPlane } from '../src/devcluster/index.ts';
+import { parentCrd, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -14,7 +16,9 @@ declare module 'vitest' {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const logger = pino({ level: 'warn' });
-  const plane = await startControlPlane({ logger });
+  // CRDs exist before the controller-manager starts, so garbage collection knows their kinds at once.
+  const crds = [...(await crdManifests()), ...Object.values(TEST_PARENT_KINDS).map(parentCrd)];
+  const plane = await startControlPlane({ logger, crds });
   project.provide('kubeconfigPath', plane.kubeconfigPath);
   return async () => {
     // Keep the control plane's logs when a test failed: they often hold the reason.

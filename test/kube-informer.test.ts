@@ -74,7 +74,7 @@ describe('shared informer', () => {
     await client.request({ method: 'POST', path, body: { metadata: { name: 'doomed' } } });
     await client.request({ method: 'DELETE', path: `${path}/doomed` });
 
-    await eventually(async () => (seen.includes('delete doomed') ? true : undefined), 'the informer to see the delete');
+    await eventually(() => Promise.resolve(seen.includes('delete doomed') ? true : undefined), 'the informer to see the delete');
     expect(seen.filter((s) => s.endsWith('child'))).toEqual(['add child', 'update child']);
     expect(l.informer.store.get(`${namespace}/child`)?.data).toEqual({ a: '2' });
     expect(l.informer.store.byControllerUid(owner.metadata.uid!).map((o) => o.metadata.name)).toEqual(['child']);

@@ -16,6 +16,7 @@ import { createPki, type Pki } from './pki.ts';
 import { probe } from './probe.ts';
 import { startComponent, type ComponentContext } from './start-component.ts';
 import { waitUntil } from './wait-until.ts';
+import { createCrds } from './create-crds.ts';
 
 /** How to start a control plane; every field is optional. */
 export interface ControlPlaneOptions {
@@ -28,6 +29,11 @@ export interface ControlPlaneOptions {
   guardExit?: boolean;
   /** Cancels a start in progress (the build included); whatever was started is stopped. */
   signal?: AbortSignal;
+  /**
+   * CRDs to create before the controller-manager starts. The garbage collector rediscovers types
+   * only every 30 s, so owners of a CRD kind created later are collected up to 30 s late.
+   */
+  crds?: readonly object[];
 }
 
 /** A running control plane. */
@@ -66,7 +72,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   // Guarded from the first process on: a Ctrl-C during start must not leave etcd running.
   const stop = stopper({ runDir, processes, logger, guardExit: options.guardExit ?? true });
   try {
-    const plane = await bootInOrder(ctx, binaries);
+    const plane = await bootInOrder(ctx, binaries, options.crds ?? []);
     logger.info({ server: plane.server, readyAfterMs }, 'control plane ready');
     return { ...plane, runDir, processes, readyAfterMs, stop };
   } catch (err) {
@@ -80,12 +86,13 @@ interface Booted {
   server: string;
 }
 
-async function bootInOrder(ctx: ComponentContext, binaries: Binaries): Promise<Booted> {
+async function bootInOrder(ctx: ComponentContext, binaries: Binaries, crds: readonly object[]): Promise<Booted> {
   const pki = await createPki(join(ctx.runDir, 'pki'));
   const etcdUrl = await startEtcd(ctx, binaries.etcd);
   const server = await startApiServer(ctx, { binary: binaries.kubeApiserver, etcdUrl, pki });
   const kubeconfigPath = join(ctx.runDir, 'admin.kubeconfig');
   await writeKubeconfig(kubeconfigPath, server, pki);
+  if (crds.length > 0) await createCrds({ kubeconfigPath, crds, clock: ctx.clock, signal: ctx.signal });
   await startControllerManager(ctx, binaries.kubeControllerManager, kubeconfigPath);
   ctx.signal?.throwIfAborted();
   return { kubeconfigPath, server };

@@ -1,4 +1,26 @@
 /**
- * The engine knows keys, not Kubernetes. What crosses its boundary so far: the clock.
+ * The engine knows keys, not Kubernetes. What crosses its boundary: the clock, the work queue and its
+ * rate limiters, the reconciler contract with the errors that steer retries, and the worker loop.
  */
 export { systemClock, type Clock } from './clock.ts';
+export { errorChain } from './error-chain.ts';
+export { engineErrorOf, RetryAfterError, TerminalError, type RetryAfterOptions } from './errors.ts';
+export {
+  defaultControllerRateLimiter,
+  ExponentialBackoff,
+  maxOf,
+  TokenBucket,
+  type ControllerRateLimiterOptions,
+  type ExponentialBackoffOptions,
+  type RateLimiter,
+  type TokenBucketOptions,
+} from './rate-limiter.ts';
+export type { ReconcileResult, Reconciler } from './reconciler.ts';
+export {
+  runWorkers,
+  type OutcomeResult,
+  type ReconcileOutcome,
+  type RunWorkersOptions,
+  type WorkerQueue,
+} from './run-workers.ts';
+export { WorkQueue, type WorkQueueOptions } from './work-queue.ts';

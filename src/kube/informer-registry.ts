@@ -19,6 +19,8 @@ export interface InformerRegistry {
   acquire(type: ResourceType): InformerLease;
   /** Resource types with a running informer, and how many users each has (for metrics and tests). */
   active(): Map<string, number>;
+  /** Resource types whose informer has not completed its first list (for `/readyz`). */
+  unsynced(): string[];
 }
 
 /** What the registry needs to build informers. */
@@ -71,5 +73,6 @@ export function createInformerRegistry(options: InformerRegistryOptions): Inform
       };
     },
     active: () => new Map([...entries].map(([key, entry]) => [key, entry.users])),
+    unsynced: () => [...entries].filter(([, entry]) => !entry.informer.hasSynced()).map(([key]) => key),
   };
 }

@@ -42,6 +42,8 @@ export interface ObjectWriter {
   replace(obj: KubeObject): Promise<KubeObject>;
   /** `PUT` to the status subresource. */
   replaceStatus(obj: KubeObject): Promise<KubeObject>;
+  /** `PATCH` with a JSON patch (RFC 6902), for surgical edits such as dropping one annotation. */
+  patchJson(ref: ObjectRef, operations: readonly object[]): Promise<KubeObject>;
   /** Resolves `false` when the object was already gone. */
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<boolean>;
   /** An uncached GET; `undefined` when absent. */
@@ -68,6 +70,9 @@ export function createObjectWriter(client: RestClient, resolveType: TypeResolver
     create: (obj) => client.request<KubeObject>({ method: 'POST', path: pathOf(refOf(obj), false), body: obj }),
     replace: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj)), body: obj }),
     replaceStatus: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj), true, 'status'), body: obj }),
+    patchJson: (ref, operations) => client.request<KubeObject>({
+      method: 'PATCH', path: pathOf(ref), contentType: 'application/json-patch+json', body: operations,
+    }),
     async delete(ref, options = {}) {
       const body = {
         apiVersion: 'v1', kind: 'DeleteOptions',

@@ -1,0 +1,34 @@
+/**
+ * loom's API layer: the controller resources and their validation, the hook wire protocol and the
+ * exact strings shared with Metacontroller. Pure: no I/O, no internal imports.
+ */
+export * from './object.ts';
+export * from './label-selector.ts';
+export * from './well-known.ts';
+export { InvalidDurationError, parseDuration } from './duration.ts';
+export * from './controller-spec.ts';
+export type { ControllerRevision, ControllerRevisionChildren } from './controller-revision.ts';
+export { formatProblem, type FieldProblem } from './field-reader.ts';
+export { parseCompositeController, parseDecoratorController, type ParseResult } from './parse-controller.ts';
+export { buildObjectMap, objectMapKey, typeKey, type BuildObjectMapOptions, type ObjectMap, type TypeRef } from './object-map.ts';
+export {
+  HookResponseError,
+  compositeRequest,
+  customizeRequest,
+  decodeCompositeResponse,
+  decodeCustomizeResponse,
+  decodeDecoratorResponse,
+  decoratorRequest,
+  type CompositeHookRequest,
+  type CompositeHookResponse,
+  type CompositeRequestInput,
+  type CustomizeHookRequest,
+  type CustomizeHookResponse,
+  type DecodedResponse,
+  type DecoratorHookRequest,
+  type DecoratorHookResponse,
+  type DecoratorRequestInput,
+  type JsonObject,
+  type RelatedResourceRule,
+  type TypedObjects,
+} from './hook-wire.ts';

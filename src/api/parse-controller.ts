@@ -1,0 +1,192 @@
+/**
+ * Turns an untrusted CompositeController / DecoratorController object into a validated spec with
+ * every default applied, or into the full list of problems, each with its field path. The CRD
+ * schema catches some of these at apply time; this catches all of them, also for manifests that
+ * never reached an API server (`loom validate`, `loom render`).
+ */
+import {
+  DEFAULTS,
+  UPDATE_METHODS,
+  type AttachmentRule,
+  type ChildResourceRule,
+  type CompositeController,
+  type CompositeControllerHooks,
+  type CompositeControllerSpec,
+  type DecoratorController,
+  type DecoratorControllerHooks,
+  type DecoratorControllerSpec,
+  type DecoratorResourceRule,
+  type Hook,
+  type ParentResourceRule,
+  type ResourceRule,
+  type StatusConditionCheck,
+} from './controller-spec.ts';
+import { FieldReader, omitUndefined, type FieldProblem } from './field-reader.ts';
+import type { KubeObject } from './object.ts';
+import { readEndpointConfigs, readHook } from './parse-hook.ts';
+import { readAnnotationSelector, readLabelSelector } from './parse-selector.ts';
+import { GROUP_VERSION, KINDS } from './well-known.ts';
+
+/**
+ * The outcome of parsing: the value, or every problem found. Warnings (unknown fields, values that
+ * were raised to their minimum, unused hooks) come with either and are for the user to see.
+ */
+export type ParseResult<T> =
+  | { ok: true; value: T; warnings: FieldProblem[] }
+  | { ok: false; problems: FieldProblem[]; warnings: FieldProblem[] };
+
+function readResourceRule(r: FieldReader): ResourceRule {
+  r.object(true);
+  return {
+    apiVersion: r.field('apiVersion').string({ required: true, nonEmpty: true }) ?? '',
+    resource: r.field('resource').string({ required: true, nonEmpty: true }) ?? '',
+  };
+}
+
+function readParentResource(r: FieldReader): ParentResourceRule {
+  r.warnUnknownFields(['apiVersion', 'resource', 'labelSelector', 'revisionHistory', 'ignoreStatusChanges']);
+  const history = r.field('revisionHistory');
+  history.object();
+  history.warnUnknownFields(['fieldPaths']);
+  const fieldPaths = history.field('fieldPaths').stringList();
+  return omitUndefined({
+    ...readResourceRule(r),
+    labelSelector: readLabelSelector(r.field('labelSelector')),
+    revisionHistory: { fieldPaths: fieldPaths?.length ? fieldPaths : [...DEFAULTS.revisionFieldPaths] },
+    ignoreStatusChanges: r.field('ignoreStatusChanges').boolean() ?? false,
+  });
+}
+
+function readStatusCheck(r: FieldReader): StatusConditionCheck {
+  r.object(true);
+  r.warnUnknownFields(['type', 'status', 'reason']);
+  return omitUndefined({
+    type: r.field('type').string({ required: true, nonEmpty: true }) ?? '',
+    status: r.field('status').string(),
+    reason: r.field('reason').string(),
+  });
+}
+
+/** `updateStrategy.method`; absent, empty or missing strategy all mean OnDelete. */
+function readMethod(strategy: FieldReader): ChildResourceRule['updateStrategy']['method'] {
+  strategy.object();
+  const method = strategy.field('method');
+  if (method.value === '') return DEFAULTS.updateMethod;
+  return method.oneOf(UPDATE_METHODS) ?? DEFAULTS.updateMethod;
+}
+
+function readChildResource(r: FieldReader): ChildResourceRule {
+  r.warnUnknownFields(['apiVersion', 'resource', 'updateStrategy']);
+  const strategy = r.field('updateStrategy');
+  strategy.warnUnknownFields(['method', 'statusChecks']);
+  const checks = strategy.field('statusChecks');
+  checks.object();
+  checks.warnUnknownFields(['conditions']);
+  const conditions = checks.field('conditions').items() ?? [];
+  return {
+    ...readResourceRule(r),
+    updateStrategy: { method: readMethod(strategy), statusChecks: { conditions: conditions.map(readStatusCheck) } },
+  };
+}
+
+/** Reads the named hooks of `spec.hooks`, which must be present (no hooks: the controller cannot run). */
+function readHooks<K extends string>(r: FieldReader, names: readonly K[]): Partial<Record<K, Hook>> {
+  r.object(true);
+  r.warnUnknownFields(names);
+  const hooks: Partial<Record<K, Hook>> = {};
+  for (const name of names) {
+    const hook = readHook(r.field(name));
+    if (hook) hooks[name] = hook;
+  }
+  return hooks;
+}
+
+function readResyncPeriod(r: FieldReader): number | undefined {
+  const seconds = r.integer();
+  if (seconds === undefined || seconds >= DEFAULTS.minResyncPeriodSeconds) return seconds;
+  r.warn(`below ${DEFAULTS.minResyncPeriodSeconds}s; raised to ${DEFAULTS.minResyncPeriodSeconds}s`);
+  return DEFAULTS.minResyncPeriodSeconds;
+}
+
+const COMPOSITE_HOOKS = ['sync', 'finalize', 'customize', 'preUpdateChild', 'postUpdateChild'] as const;
+
+function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
+  spec.object(true);
+  spec.warnUnknownFields(['parentResource', 'childResources', 'hooks', 'resyncPeriodSeconds', 'generateSelector', 'endpointConfigs']);
+  const parentResource = readParentResource(spec.field('parentResource'));
+  const childResources = (spec.field('childResources').items() ?? []).map(readChildResource);
+  const hooks: CompositeControllerHooks = readHooks(spec.field('hooks'), COMPOSITE_HOOKS);
+  for (const unused of ['preUpdateChild', 'postUpdateChild'] as const) {
+    if (hooks[unused]) spec.field('hooks').field(unused).warn('accepted for Metacontroller compatibility but never called');
+  }
+  return omitUndefined({
+    parentResource,
+    childResources,
+    hooks,
+    resyncPeriodSeconds: readResyncPeriod(spec.field('resyncPeriodSeconds')),
+    generateSelector: spec.field('generateSelector').boolean() ?? false,
+    endpointConfigs: readEndpointConfigs(spec.field('endpointConfigs')),
+  });
+}
+
+function readDecoratorResource(r: FieldReader): DecoratorResourceRule {
+  r.warnUnknownFields(['apiVersion', 'resource', 'labelSelector', 'annotationSelector', 'ignoreStatusChanges']);
+  return omitUndefined({
+    ...readResourceRule(r),
+    labelSelector: readLabelSelector(r.field('labelSelector')),
+    annotationSelector: readAnnotationSelector(r.field('annotationSelector')),
+    ignoreStatusChanges: r.field('ignoreStatusChanges').boolean() ?? false,
+  });
+}
+
+function readAttachment(r: FieldReader): AttachmentRule {
+  r.warnUnknownFields(['apiVersion', 'resource', 'updateStrategy']);
+  r.field('updateStrategy').warnUnknownFields(['method']);
+  return { ...readResourceRule(r), updateStrategy: { method: readMethod(r.field('updateStrategy')) } };
+}
+
+function readDecoratorSpec(spec: FieldReader): DecoratorControllerSpec {
+  spec.object(true);
+  spec.warnUnknownFields(['resources', 'attachments', 'hooks', 'resyncPeriodSeconds', 'endpointConfigs']);
+  return omitUndefined({
+    resources: (spec.field('resources').items(true) ?? []).map(readDecoratorResource),
+    attachments: (spec.field('attachments').items() ?? []).map(readAttachment),
+    hooks: readHooks(spec.field('hooks'), ['sync', 'finalize', 'customize'] as const) satisfies DecoratorControllerHooks,
+    resyncPeriodSeconds: readResyncPeriod(spec.field('resyncPeriodSeconds')),
+    endpointConfigs: readEndpointConfigs(spec.field('endpointConfigs')),
+  });
+}
+
+/** Checks the envelope (apiVersion, kind when given; metadata.name) and returns the name. */
+function readEnvelope(root: FieldReader, kind: string): string {
+  if (root.object(true) === undefined) return '';
+  const apiVersion = root.field('apiVersion').string();
+  if (apiVersion !== undefined && apiVersion !== GROUP_VERSION) root.field('apiVersion').problem(`expected ${GROUP_VERSION}`);
+  const actualKind = root.field('kind').string();
+  if (actualKind !== undefined && actualKind !== kind) root.field('kind').problem(`expected ${kind}`);
+  root.field('metadata').object(true);
+  return root.field('metadata').field('name').string({ required: true, nonEmpty: true }) ?? '';
+}
+
+function parse<Spec>(obj: unknown, kind: string, readSpec: (spec: FieldReader) => Spec): ParseResult<{ name: string; object: KubeObject; spec: Spec }> {
+  const root = FieldReader.root(obj);
+  const name = readEnvelope(root, kind);
+  const spec = readSpec(root.field('spec'));
+  const { problems, warnings } = root.report;
+  if (problems.length > 0) return { ok: false, problems, warnings };
+  return { ok: true, value: { name, object: obj as KubeObject, spec }, warnings };
+}
+
+/**
+ * Validates a CompositeController object and applies the defaults Metacontroller applies in code
+ * (update method OnDelete, hook version v1, loose/strict by version, webhook timeout 10s, service
+ * port 80 and protocol http, JSONata timeout 1s, resync ≥ 1s, revision field paths `["spec"]`).
+ */
+export function parseCompositeController(obj: unknown): ParseResult<CompositeController> {
+  return parse(obj, KINDS.compositeController.kind, readCompositeSpec);
+}
+
+/** Validates a DecoratorController object and applies the same defaults as {@link parseCompositeController}. */
+export function parseDecoratorController(obj: unknown): ParseResult<DecoratorController> {
+  return parse(obj, KINDS.decoratorController.kind, readDecoratorSpec);
+}

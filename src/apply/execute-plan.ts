@@ -1,0 +1,141 @@
+/**
+ * Carries out a child plan through the object writer. Keeps going past a failed child and reports
+ * every outcome, so one bad child never blocks the others or the parent's status write.
+ */
+import type { Logger } from 'pino';
+import type { KubeObject } from '../api/object.ts';
+import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';
+import { appliedRecordOf, canonicalJson, type AppliedRecord } from '../core/applied-fingerprint.ts';
+import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/child-plan.ts';
+import { isAlreadyExists, isConflict, isNotFound, KubeApiError, type ObjectWriter } from '../kube/index.ts';
+
+/** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
+export interface AppliedRecords {
+  get(child: string): AppliedRecord | undefined;
+  set(child: string, record: AppliedRecord): void;
+  delete(child: string): void;
+}
+
+/** What one decision came to. */
+export interface ChildOutcome {
+  child: ChildRef;
+  action: ChildDecision['action'];
+  /** Set when the call failed; the other children were still attempted. */
+  error?: Error;
+  /** True when the API was called. */
+  wrote: boolean;
+}
+
+/** What executing a plan needs. */
+export interface ExecutePlanOptions {
+  decisions: readonly ChildDecision[];
+  writer: ObjectWriter;
+  fieldManager: string;
+  applyStrategy: ApplyStrategy;
+  records: AppliedRecords;
+  /** The observed child, for the dry-run comparison before a server-side-apply recreate. */
+  observedOf: (child: ChildRef) => KubeObject | undefined;
+  logger: Logger;
+}
+
+/** The key of a child in {@link AppliedRecords}. */
+export function childKey(child: ChildRef): string {
+  return `${child.apiVersion}/${child.kind}/${child.namespace}/${child.name}`;
+}
+
+const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
+
+/** Fields the server sets on every write; they say nothing about whether content changed. */
+function comparable(obj: KubeObject): string {
+  const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...metadata } = obj.metadata;
+  return canonicalJson({ ...obj, metadata });
+}
+
+async function applyAndRecord(options: ExecutePlanOptions, child: ChildRef, object: KubeObject, fingerprint: string): Promise<void> {
+  const applied = await options.writer.apply(object, { fieldManager: options.fieldManager });
+  const record = appliedRecordOf(applied, fingerprint);
+  if (record) options.records.set(childKey(child), record);
+}
+
+/**
+ * Server-side-apply recreate (contract §4.3): dry-run first; an invalid desired state (400/403/422)
+ * never deletes anything, and a dry run that changes nothing means there is nothing to recreate.
+ */
+async function recreateAfterDryRun(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
+  const observed = options.observedOf(decision.child);
+  let dryRun: KubeObject;
+  try {
+    dryRun = await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
+  } catch (err) {
+    if (err instanceof KubeApiError && [400, 403, 422].includes(err.status)) {
+      throw new Error(`desired ${decision.child.kind} ${decision.child.name} is invalid; not recreating it`, { cause: err });
+    }
+    throw err;
+  }
+  if (observed && comparable(dryRun) === comparable(observed)) return false;
+  return options.writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+}
+
+async function update(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'update' }>): Promise<void> {
+  if (decision.strategy === 'dynamic-apply') {
+    await options.writer.replace(decision.object).catch(swallow((err) => isNotFound(err) || isConflict(err)));
+    return;
+  }
+  if (decision.dropLastApplied) {
+    // A child last written by dynamic apply: drop its annotation, or it would linger forever.
+    const path = `/metadata/annotations/${LAST_APPLIED_ANNOTATION.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    await options.writer.patchJson(refOf(decision.child), [{ op: 'remove', path }]);
+  }
+  await applyAndRecord(options, decision.child, decision.object, decision.fingerprint);
+}
+
+/** Runs one decision; resolves whether the API was written. */
+async function execute(options: ExecutePlanOptions, decision: ChildDecision): Promise<boolean> {
+  const { writer } = options;
+  switch (decision.action) {
+    case 'unchanged':
+    case 'skip':
+      return false;
+    case 'delete':
+      options.records.delete(childKey(decision.child));
+      return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+    case 'create':
+      if (decision.fingerprint !== undefined) await applyAndRecord(options, decision.child, decision.object, decision.fingerprint);
+      else await writer.create(decision.object).catch(swallow(isAlreadyExists));
+      return true;
+    case 'update':
+      await update(options, decision);
+      return true;
+    case 'recreate':
+      options.records.delete(childKey(decision.child));
+      if (options.applyStrategy === 'server-side-apply') return recreateAfterDryRun(options, decision);
+      return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+  }
+}
+
+/**
+ * NotFound/Conflict on update and AlreadyExists on create mean the cache was behind; the watch event
+ * that follows triggers the next sync, which sees the truth. Anything else is a real failure.
+ */
+function swallow(expected: (err: unknown) => boolean): (err: unknown) => undefined {
+  return (err) => {
+    if (expected(err)) return undefined;
+    throw err;
+  };
+}
+
+/** Executes every decision in order; never throws for a single child's failure. */
+export async function executePlan(options: ExecutePlanOptions): Promise<ChildOutcome[]> {
+  const outcomes: ChildOutcome[] = [];
+  for (const decision of options.decisions) {
+    try {
+      outcomes.push({ child: decision.child, action: decision.action, wrote: await execute(options, decision) });
+    } catch (cause) {
+      const { kind, namespace, name } = decision.child;
+      const error = new Error(`${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name} failed`, { cause });
+      options.logger.warn({ err: error }, 'child write failed');
+      outcomes.push({ child: decision.child, action: decision.action, error, wrote: true });
+    }
+  }
+  return outcomes;
+}

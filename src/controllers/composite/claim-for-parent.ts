@@ -1,0 +1,49 @@
+/**
+ * Claims a parent's children for one sync (contract §5.2): its controlled children plus adoptable
+ * orphans, from the stores' owner and orphan indexes; then adopts and releases through the API.
+ * A failed adoption or release is logged and skipped: the next sync tries again.
+ */
+import type { KubeObject, LabelSelector } from '../../api/index.ts';
+import { adoptedChild, claimChildren, releasedChild } from '../../core/index.ts';
+import type { CompositeContext } from './context.ts';
+
+/** The children this sync may show the hook and manage. */
+export async function claimForParent(ctx: CompositeContext, parent: KubeObject, selector: LabelSelector): Promise<KubeObject[]> {
+  const namespace = ctx.parentType.namespaced ? parent.metadata.namespace : undefined;
+  const claimed: KubeObject[] = [];
+  let parentConfirmed: boolean | undefined;
+  for (const child of ctx.children) {
+    const owned = child.store.byControllerUid(parent.metadata.uid ?? '');
+    const orphans = child.store.orphans(child.type.namespaced ? namespace : undefined);
+    const result = claimChildren({ parent, selector, candidates: [...owned, ...orphans] });
+    claimed.push(...result.claimed);
+    for (const orphan of result.adopt) {
+      // Adopt only after an uncached read confirms the parent still exists and is not being deleted.
+      parentConfirmed ??= await confirmParent(ctx, parent);
+      if (!parentConfirmed) break;
+      const adopted = await write(ctx, 'adopt', adoptedChild({ parent, child: orphan }));
+      if (adopted) claimed.push(adopted);
+    }
+    for (const stale of result.release) await write(ctx, 'release', releasedChild({ parent, child: stale }));
+  }
+  return claimed;
+}
+
+async function confirmParent(ctx: CompositeContext, parent: KubeObject): Promise<boolean> {
+  const fresh = await ctx.host.writer.get({
+    apiVersion: parent.apiVersion, kind: parent.kind, namespace: parent.metadata.namespace, name: parent.metadata.name ?? '',
+  });
+  return fresh !== undefined && fresh.metadata.uid === parent.metadata.uid && !fresh.metadata.deletionTimestamp;
+}
+
+async function write(ctx: CompositeContext, what: 'adopt' | 'release', child: KubeObject | undefined): Promise<KubeObject | undefined> {
+  if (!child) return undefined;
+  try {
+    const written = await ctx.host.writer.replace(child);
+    ctx.host.metrics.applied(ctx.labels, what);
+    return written;
+  } catch (err) {
+    ctx.logger.warn({ err, child: `${child.kind} ${child.metadata.namespace ?? ''}/${child.metadata.name ?? ''}` }, `could not ${what} child`);
+    return undefined;
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * Runs one CompositeController: resolves its types, takes shared informers for the parent and child
+ * types, routes their events to parent keys, and runs `--workers` workers over one queue. Stopping
+ * drains the workers and lets go of the informers.
+ */
+import { objectKey, type CompositeController } from '../../api/index.ts';
+import { finalizerName } from '../../core/index.ts';
+import { errorChain, runWorkers, WorkQueue, type ReconcileOutcome } from '../../engine/index.ts';
+import type { InformerLease } from '../../kube/index.ts';
+import { resolveResource, type Host } from '../host.ts';
+import { runnerFor } from '../hook-runners.ts';
+import type { CompositeContext } from './context.ts';
+import { childHandler, parentHandler, type RoutingContext } from './route-events.ts';
+import { syncParent } from './sync-parent.ts';
+
+/** A running engine. */
+export interface RunningController {
+  /** Drains the workers, removes the handlers and releases the informers. */
+  stop(): Promise<void>;
+}
+
+const CONTROLLER_TYPE = 'CompositeController';
+
+/**
+ * Starts `controller`. Throws `ResourceNotFoundError` while discovery lacks a named resource (the
+ * caller retries), and any hook-construction error (a bad webhook URL) as is.
+ */
+export async function startCompositeController(host: Host, controller: CompositeController): Promise<RunningController> {
+  const { spec } = controller;
+  const labels = { controller: controller.name, type: CONTROLLER_TYPE };
+  const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
+  const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource);
+  const childTypes = spec.childResources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  const hookRunner = (hook: 'sync' | 'finalize') => {
+    const hookSpec = spec.hooks[hook];
+    return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }) : undefined;
+  };
+  const runners = { sync: hookRunner('sync'), finalize: hookRunner('finalize') };
+
+  const leases: InformerLease[] = [host.informers.acquire(parentType), ...childTypes.map((c) => host.informers.acquire(c.type))];
+  const [parentLease, ...childLeases] = leases;
+  const ctx: CompositeContext = {
+    host, controller, labels, parentType, logger, runners,
+    parents: parentLease!.informer.store,
+    children: childTypes.map((c, i) => ({ ...c, store: childLeases[i]!.informer.store })),
+    finalizer: finalizerName(controller.name),
+    records: new Map(),
+    warnedNoStatus: { value: false },
+  };
+  await Promise.all(leases.map((lease) => lease.informer.whenSynced()));
+  return run(ctx, leases);
+}
+
+function run(ctx: CompositeContext, leases: InformerLease[]): RunningController {
+  const { host, controller } = ctx;
+  const queue = new WorkQueue({ clock: host.clock });
+  const routing: RoutingContext = {
+    parentType: ctx.parentType, parents: ctx.parents, finalizer: ctx.finalizer,
+    parentLabelSelector: controller.spec.parentResource.labelSelector,
+    generateSelector: controller.spec.generateSelector,
+    ignoreStatusChanges: controller.spec.parentResource.ignoreStatusChanges,
+    enqueue: (key) => queue.add(key),
+  };
+  const [parentLease, ...childLeases] = leases;
+  const unsubscribe = [
+    parentLease!.informer.subscribe(parentHandler(routing)),
+    ...childLeases.map((lease) => lease.informer.subscribe(childHandler(routing))),
+  ];
+  const untrack = host.metrics.trackQueue(ctx.labels, () => queue.len());
+  const stopping = new AbortController();
+  const workers = runWorkers({
+    queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
+    reconciler: { reconcile: (key, signal) => syncParent(ctx, key, signal) },
+    onOutcome: (outcome) => report(ctx, outcome),
+  });
+  const resync = resyncLoop(ctx, queue, stopping.signal);
+  ctx.logger.info({ parent: `${ctx.parentType.resource}.${ctx.parentType.apiVersion}`, children: ctx.children.length }, 'controller started');
+  return {
+    async stop() {
+      stopping.abort();
+      for (const off of unsubscribe) off();
+      await Promise.all([workers, resync]);
+      untrack();
+      for (const lease of leases) lease.release();
+      ctx.logger.info('controller stopped');
+    },
+  };
+}
+
+/** `resyncPeriodSeconds`: every period, every cached parent is synced again. */
+async function resyncLoop(ctx: CompositeContext, queue: WorkQueue, signal: AbortSignal): Promise<void> {
+  const period = ctx.controller.spec.resyncPeriodSeconds;
+  if (period === undefined) return;
+  while (!signal.aborted) {
+    await ctx.host.clock.sleep(period * 1000, signal).catch(() => undefined);
+    if (signal.aborted) return;
+    for (const parent of ctx.parents.list()) queue.add(objectKey(parent.metadata.namespace, parent.metadata.name ?? ''));
+  }
+}
+
+/** Metrics for every reconcile; a log line and a `SyncError` event on the parent for each failure. */
+function report(ctx: CompositeContext, outcome: ReconcileOutcome): void {
+  ctx.host.metrics.reconciled(ctx.labels, outcome.result, outcome.durationMs / 1000);
+  if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
+  const message = errorChain(outcome.error).join(': ');
+  ctx.logger.warn({ key: outcome.key, err: outcome.error }, `sync failed: ${message}`);
+  const parent = ctx.parents.get(outcome.key);
+  if (parent) ctx.host.events.record(parent, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${message}` });
+}

@@ -1,0 +1,34 @@
+/**
+ * Everything one running CompositeController engine knows: its parsed spec, the resolved types and
+ * their caches, its hook runners, and its memory of what it applied.
+ */
+import type { Logger } from 'pino';
+import type { ChildResourceRule, CompositeController } from '../../api/index.ts';
+import type { AppliedRecords } from '../../apply/execute-plan.ts';
+import type { HookRunner } from '../../hooks/index.ts';
+import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
+import type { ControllerLabels } from '../../server/metrics.ts';
+import type { Host } from '../host.ts';
+
+/** One declared child type with its cache. */
+export interface ChildType {
+  rule: ChildResourceRule;
+  type: ResourceType;
+  store: ReadonlyObjectStore;
+}
+
+/** The state of one CompositeController engine. */
+export interface CompositeContext {
+  host: Host;
+  controller: CompositeController;
+  labels: ControllerLabels;
+  parentType: ResourceType;
+  parents: ReadonlyObjectStore;
+  children: readonly ChildType[];
+  runners: { sync?: HookRunner | undefined; finalize?: HookRunner | undefined };
+  finalizer: string;
+  records: AppliedRecords;
+  logger: Logger;
+  /** Set once the "no status subresource" event was recorded, so it is said once, not per sync. */
+  warnedNoStatus: { value: boolean };
+}

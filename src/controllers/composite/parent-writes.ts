@@ -1,0 +1,48 @@
+/**
+ * The writes a sync makes to the parent itself: its finalizer, and its status (through the status
+ * subresource, only when it changed, using the cached object — no uncached GET per sync).
+ */
+import type { KubeObject } from '../../api/index.ts';
+import { desiredStatus, statusChanged } from '../../core/index.ts';
+import type { Json } from '../../api/index.ts';
+import { isConflict, isNotFound } from '../../kube/index.ts';
+import type { CompositeContext } from './context.ts';
+
+/** Adds or removes this controller's finalizer; returns the parent as written. */
+export async function setFinalizer(ctx: CompositeContext, parent: KubeObject, present: boolean): Promise<KubeObject> {
+  const others = (parent.metadata.finalizers ?? []).filter((f) => f !== ctx.finalizer);
+  const finalizers = present ? [...others, ctx.finalizer] : others;
+  const written = await ctx.host.writer.replace({ ...parent, metadata: { ...parent.metadata, finalizers } });
+  ctx.host.metrics.applied(ctx.labels, present ? 'add-finalizer' : 'remove-finalizer');
+  return written;
+}
+
+/**
+ * Writes `.status` = the hook's status plus `observedGeneration` when it differs from the cached one.
+ * NotFound (parent gone) and Conflict (a newer parent is on its way through the watch, and will be
+ * synced again) are expected and dropped.
+ */
+export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hookStatus: { [key: string]: Json } | null): Promise<void> {
+  const status = desiredStatus({ hookStatus, generation: parent.metadata.generation });
+  if (!statusChanged(parent.status, status)) return;
+  if (!ctx.parentType.subresources.includes('status')) {
+    warnNoStatusOnce(ctx, parent);
+    return;
+  }
+  try {
+    await ctx.host.writer.replaceStatus({ ...parent, status });
+    ctx.host.metrics.applied(ctx.labels, 'status');
+  } catch (err) {
+    if (isNotFound(err) || isConflict(err)) return;
+    throw new Error('could not write the parent status', { cause: err });
+  }
+}
+
+function warnNoStatusOnce(ctx: CompositeContext, parent: KubeObject): void {
+  if (ctx.warnedNoStatus.value) return;
+  ctx.warnedNoStatus.value = true;
+  ctx.host.events.record(ctx.controller.object, {
+    type: 'Warning', reason: 'SyncError',
+    message: `${ctx.parentType.resource}.${ctx.parentType.apiVersion} has no status subresource; loom does not write the status of ${parent.kind} parents`,
+  });
+}

@@ -1,0 +1,45 @@
+/**
+ * What every controller engine of one host shares: the cluster connection and caches, the writers,
+ * the clock, metrics and logging, and the settings from the command line.
+ */
+import type { Logger } from 'pino';
+import type { Clock } from '../engine/index.ts';
+import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, ResourceType } from '../kube/index.ts';
+import type { ApplyStrategy } from '../core/index.ts';
+import type { Metrics } from '../server/metrics.ts';
+
+/** `loom run` settings that reach the controllers. */
+export interface HostSettings {
+  /** Workers per controller (`--workers`). */
+  workers: number;
+  applyStrategy: ApplyStrategy;
+  /** `--apply-strategy-ssa-field-manager`. */
+  fieldManager: string;
+}
+
+/** Shared by every controller engine of a host. */
+export interface Host {
+  settings: HostSettings;
+  /** The latest discovery pass (refreshed every `--discovery-interval`). */
+  discovery(): DiscoverySnapshot;
+  /** Refreshes discovery now (when a named resource is missing); concurrent calls share one pass. */
+  refreshDiscovery(): Promise<void>;
+  informers: InformerRegistry;
+  writer: ObjectWriter;
+  events: EventRecorder;
+  metrics: Metrics;
+  clock: Clock;
+  logger: Logger;
+}
+
+/** Thrown while discovery does not (yet) serve a resource a controller names; retried with backoff. */
+export class ResourceNotFoundError extends Error {
+  override readonly name = 'ResourceNotFoundError';
+}
+
+/** The served type of `resource` in `apiVersion`, or a {@link ResourceNotFoundError}. */
+export function resolveResource(host: Host, apiVersion: string, resource: string): ResourceType {
+  const type = host.discovery().byResource(apiVersion, resource);
+  if (!type) throw new ResourceNotFoundError(`discovery does not know resource "${resource}" in apiVersion "${apiVersion}" (yet)`);
+  return type;
+}

@@ -1,0 +1,72 @@
+/**
+ * What loom remembers about its last server-side apply of a child, so a later sync can skip the API
+ * call when nothing could have changed (contract §4.3, "skip cache").
+ *
+ * The rule, deliberately stricter than Metacontroller's: an apply is skipped only when the observed
+ * child's `uid` and `resourceVersion` both equal the record's, and the fingerprint of the new desired
+ * object equals the record's `hash`. Equal hash ⇒ the hook wants exactly what loom applied last time;
+ * equal `resourceVersion` ⇒ nobody (loom included) has written the object since, because every write
+ * bumps it; equal `uid` ⇒ it is still the same object, not a namesake recreated in between.
+ * Metacontroller compares `generation` instead when it is non-zero, which misses drift in fields that
+ * do not bump generation (metadata, most built-in kinds without a spec generation). The price of using
+ * `resourceVersion`: a status write by another controller also defeats the skip, costing one no-op
+ * apply.
+ */
+import { createHash } from 'node:crypto';
+import type { KubeObject } from '../api/object.ts';
+
+/** The record of one successful apply, kept by the caller (in memory) per child identity. */
+export interface AppliedRecord {
+  /** `metadata.uid` of the object the apply returned. */
+  uid: string;
+  /** {@link fingerprintOf} the desired object that was applied. */
+  hash: string;
+  /** `metadata.resourceVersion` of the object the apply returned. */
+  resourceVersion: string;
+}
+
+function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+/**
+ * JSON text with object keys sorted at every level, no whitespace, and `undefined` members left out
+ * (as `JSON.stringify` does). Equal JSON trees give equal text whatever their key order, so the text
+ * can be hashed or compared byte for byte. Sorting is by UTF-16 code unit.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.entries(value as Record<string, unknown>)
+      .filter(([, member]) => member !== undefined)
+      .sort(([a], [b]) => compareKeys(a, b))
+      .map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** A stable content hash of a desired object: hex sha256 of its {@link canonicalJson}. */
+export function fingerprintOf(desired: KubeObject): string {
+  return createHash('sha256').update(canonicalJson(desired)).digest('hex');
+}
+
+/** The record to keep after an apply of a desired object with fingerprint `hash` returned `applied`. */
+export function appliedRecordOf(applied: KubeObject, hash: string): AppliedRecord | undefined {
+  const { uid, resourceVersion } = applied.metadata;
+  return uid && resourceVersion ? { uid, hash, resourceVersion } : undefined;
+}
+
+/**
+ * True when applying the desired object with fingerprint `desiredHash` to `observed` may be skipped:
+ * see the module comment for why uid, resourceVersion and hash must all match.
+ */
+export function isUpToDate(record: AppliedRecord | undefined, observed: KubeObject, desiredHash: string): boolean {
+  if (!record) return false;
+  return (
+    record.uid === observed.metadata.uid &&
+    record.resourceVersion === observed.metadata.resourceVersion &&
+    record.hash === desiredHash
+  );
+}

@@ -1,0 +1,233 @@
+/**
+ * Decides, per child, what one sync must do to converge observed children on desired ones (contract
+ * §4.1–4.5). Pure: the plan names every call; `apply/` makes them.
+ *
+ * Order (§4.5): decisions about unwanted observed children come first, sorted by apiVersion, kind,
+ * namespace, name so runs are reproducible; then one decision per desired child, in desired order.
+ *
+ * Rolling methods act like their plain counterparts here (`RollingRecreate` as `Recreate`,
+ * `RollingInPlace` as `InPlace`). The rolling-update planner (§7) works before this one: it chooses
+ * which revision's version of each child goes into `desired`, so this plan needs no revision logic.
+ */
+import type { KubeObject } from '../api/object.ts';
+import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
+import { LAST_APPLIED_ANNOTATION, dynamicApplyMerge, withLastApplied } from './three-way-merge.ts';
+
+/** `updateStrategy.method` of a child rule; `OnDelete` when the rule sets none. */
+export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';
+
+/** `--apply-strategy`. */
+export type ApplyStrategy = 'server-side-apply' | 'dynamic-apply';
+
+/** Identity of a child: two objects are the same child when all four match. */
+export interface ChildRef {
+  apiVersion: string;
+  kind: string;
+  /** `''` for a cluster-scoped child. */
+  namespace: string;
+  name: string;
+}
+
+/** Create a missing child. */
+export interface CreateDecision {
+  action: 'create';
+  child: ChildRef;
+  /** To POST (dynamic-apply: carries the last-applied annotation) or apply (server-side-apply). */
+  object: KubeObject;
+  /** Server-side-apply only: the hash to record with the applied object ({@link AppliedRecord}). */
+  fingerprint?: string;
+}
+
+/** Delete an observed child nobody wants any more. */
+export interface DeleteDecision {
+  action: 'delete';
+  child: ChildRef;
+  /** For the delete's UID precondition, so a namesake created since is never deleted. */
+  uid: string | undefined;
+}
+
+/** Dynamic-apply update: PUT the merged object (it carries observed's resourceVersion). */
+export interface MergedUpdateDecision {
+  action: 'update';
+  strategy: 'dynamic-apply';
+  child: ChildRef;
+  object: KubeObject;
+}
+
+/** Server-side-apply update: apply desired with `force`. */
+export interface ApplyUpdateDecision {
+  action: 'update';
+  strategy: 'server-side-apply';
+  child: ChildRef;
+  object: KubeObject;
+  /** The hash to record with the applied object. */
+  fingerprint: string;
+  /**
+   * Observed still carries the dynamic-apply last-applied annotation: remove it first (a JSON patch),
+   * as Metacontroller does when a child moves from dynamic apply to server-side apply.
+   */
+  dropLastApplied: boolean;
+}
+
+/**
+ * Delete an out-of-date child now (UID precondition, background propagation); it is created again by
+ * a later sync. In server-side-apply mode this only means "the apply record does not vouch for it":
+ * the caller must first dry-run apply `desired` and delete only if the result differs from observed,
+ * skipping the child when the dry run is rejected (400/403) — contract §4.3.
+ */
+export interface RecreateDecision {
+  action: 'recreate';
+  child: ChildRef;
+  uid: string | undefined;
+  desired: KubeObject;
+}
+
+/** Nothing to do: the child already is what desired asks for. */
+export interface UnchangedDecision {
+  action: 'unchanged';
+  child: ChildRef;
+}
+
+/**
+ * Leave the child alone: it is being deleted (`terminating`), or it differs but its method is
+ * `OnDelete`, which never touches existing children (`on-delete`).
+ */
+export interface SkipDecision {
+  action: 'skip';
+  child: ChildRef;
+  reason: 'terminating' | 'on-delete';
+}
+
+/** What to do about one child. */
+export type ChildDecision =
+  | CreateDecision
+  | DeleteDecision
+  | MergedUpdateDecision
+  | ApplyUpdateDecision
+  | RecreateDecision
+  | UnchangedDecision
+  | SkipDecision;
+
+/** What `planChildren` needs. */
+export interface PlanChildrenInput {
+  /** Validated and completed by the caller: namespace set, controller ownerRef present. */
+  desired: readonly KubeObject[];
+  /** The children the parent has claimed. */
+  observed: readonly KubeObject[];
+  /** The update method of a child type's rule. */
+  methodFor: (apiVersion: string, kind: string) => UpdateMethod;
+  applyStrategy: ApplyStrategy;
+  /** Server-side-apply only: loom's record of its last apply of this child, if it has one. */
+  lastApplied?: (observed: KubeObject) => AppliedRecord | undefined;
+}
+
+/** The identity of `obj`. */
+export function childRefOf(obj: KubeObject): ChildRef {
+  const { namespace = '', name = '' } = obj.metadata;
+  return { apiVersion: obj.apiVersion, kind: obj.kind, namespace, name };
+}
+
+function identityOf(obj: KubeObject): string {
+  const ref = childRefOf(obj);
+  return JSON.stringify([ref.apiVersion, ref.kind, ref.namespace, ref.name]);
+}
+
+/** Objects by identity, in first-seen order; a later duplicate replaces the earlier one's content. */
+function byIdentity(objects: readonly KubeObject[]): Map<string, KubeObject> {
+  return new Map(objects.map((obj) => [identityOf(obj), obj]));
+}
+
+function compareText(a: string, b: string): number {
+  if (a === b) return 0;
+  return a < b ? -1 : 1;
+}
+
+function compareRefs(a: ChildRef, b: ChildRef): number {
+  return (
+    compareText(a.apiVersion, b.apiVersion) ||
+    compareText(a.kind, b.kind) ||
+    compareText(a.namespace, b.namespace) ||
+    compareText(a.name, b.name)
+  );
+}
+
+function isTerminating(obj: KubeObject): boolean {
+  return Boolean(obj.metadata.deletionTimestamp);
+}
+
+/** An observed child that is not desired: deleted, unless it is already going. */
+function removalOf(observed: KubeObject): DeleteDecision | SkipDecision {
+  const child = childRefOf(observed);
+  if (isTerminating(observed)) return { action: 'skip', child, reason: 'terminating' };
+  return { action: 'delete', child, uid: observed.metadata.uid };
+}
+
+function createOf(desired: KubeObject, strategy: ApplyStrategy): CreateDecision {
+  const child = childRefOf(desired);
+  if (strategy === 'dynamic-apply') return { action: 'create', child, object: withLastApplied(desired) };
+  return { action: 'create', child, object: desired, fingerprint: fingerprintOf(desired) };
+}
+
+/** The in-place update for a changed child, or `undefined` when the child is already up to date. */
+type UpdateIfChanged = MergedUpdateDecision | ApplyUpdateDecision | undefined;
+
+function mergedUpdateOf(observed: KubeObject, desired: KubeObject): UpdateIfChanged {
+  const { object, changed } = dynamicApplyMerge(observed, desired);
+  if (!changed) return undefined;
+  return { action: 'update', strategy: 'dynamic-apply', child: childRefOf(desired), object };
+}
+
+function applyUpdateOf(observed: KubeObject, desired: KubeObject, input: PlanChildrenInput): UpdateIfChanged {
+  const fingerprint = fingerprintOf(desired);
+  if (isUpToDate(input.lastApplied?.(observed), observed, fingerprint)) return undefined;
+  const dropLastApplied = Object.hasOwn(observed.metadata.annotations ?? {}, LAST_APPLIED_ANNOTATION);
+  return { action: 'update', strategy: 'server-side-apply', child: childRefOf(desired), object: desired, fingerprint, dropLastApplied };
+}
+
+/** Rolling methods behave like their plain counterparts once a child is due (see module comment). */
+const BASE_METHOD: Record<UpdateMethod, 'OnDelete' | 'Recreate' | 'InPlace'> = {
+  OnDelete: 'OnDelete',
+  Recreate: 'Recreate',
+  InPlace: 'InPlace',
+  RollingRecreate: 'Recreate',
+  RollingInPlace: 'InPlace',
+};
+
+/**
+ * An existing desired child. As in Metacontroller, "up to date" is checked first, then "terminating",
+ * then the update method.
+ */
+function revisionOf(observed: KubeObject, desired: KubeObject, input: PlanChildrenInput): ChildDecision {
+  const child = childRefOf(desired);
+  const update =
+    input.applyStrategy === 'dynamic-apply' ? mergedUpdateOf(observed, desired) : applyUpdateOf(observed, desired, input);
+  if (!update) return { action: 'unchanged', child };
+  if (isTerminating(observed)) return { action: 'skip', child, reason: 'terminating' };
+  switch (BASE_METHOD[input.methodFor(desired.apiVersion, desired.kind)]) {
+    case 'InPlace':
+      return update;
+    case 'Recreate':
+      return { action: 'recreate', child, uid: observed.metadata.uid, desired };
+    default:
+      return { action: 'skip', child, reason: 'on-delete' };
+  }
+}
+
+/**
+ * One decision per child (see the module comment for the order). Desired identities should be unique;
+ * if one repeats, the last copy wins at the first copy's position, as in Metacontroller's child map.
+ * Inputs are not modified.
+ */
+export function planChildren(input: PlanChildrenInput): ChildDecision[] {
+  const desired = byIdentity(input.desired);
+  const observed = byIdentity(input.observed);
+  const removals = [...observed]
+    .filter(([id]) => !desired.has(id))
+    .map(([, obj]) => removalOf(obj))
+    .sort((a, b) => compareRefs(a.child, b.child));
+  const writes = [...desired].map(([id, want]): ChildDecision => {
+    const have = observed.get(id);
+    return have ? revisionOf(have, want, input) : createOf(want, input.applyStrategy);
+  });
+  return [...removals, ...writes];
+}

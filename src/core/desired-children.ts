@@ -1,0 +1,171 @@
+/**
+ * Checks and completes the children a CompositeController's hook asked for, before anything is written
+ * (contract §1.5 per-sync checks, §3.2, §5.5). One bad child fails the whole sync — as in Metacontroller,
+ * no child and no status is written — and every problem is reported at once so the user can fix them in
+ * one go.
+ */
+import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../api/label-selector.ts';
+import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../api/object.ts';
+import { CONTROLLER_UID_LABEL, controllerRefFor } from './claim.ts';
+
+/** A child type the controller declares in `spec.childResources`, with its scope from discovery. */
+export interface DeclaredChildType {
+  apiVersion: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** What `normaliseDesiredChildren` needs. */
+export interface DesiredChildrenOptions {
+  parent: KubeObject;
+  /** The hook response's `children`, as decoded. Never modified. */
+  children: readonly KubeObject[];
+  declaredTypes: readonly DeclaredChildType[];
+  /** The parent's selector, from `parentSelector`. */
+  selector: LabelSelector;
+  generateSelector: boolean;
+}
+
+/** Either every child is valid and completed, or the list of everything that is wrong. */
+export type DesiredChildrenResult = { ok: true; children: KubeObject[] } | { ok: false; problems: string[] };
+
+type Step = { child: KubeObject } | { problem: string };
+
+function describe(obj: KubeObject): string {
+  return `${obj.kind} ${objectKey(obj.metadata.namespace || undefined, obj.metadata.name ?? '')}`;
+}
+
+function typeName(t: { apiVersion: string; kind: string }): string {
+  return `${t.kind}.${t.apiVersion}`;
+}
+
+/** The `k=v,k in (a,b),!k` form kubectl and Metacontroller print selectors in. */
+function formatRequirement(req: SelectorRequirement): string {
+  const values = (req.values ?? []).join(',');
+  switch (req.operator) {
+    case 'In':
+      return `${req.key} in (${values})`;
+    case 'NotIn':
+      return `${req.key} notin (${values})`;
+    case 'Exists':
+      return req.key;
+    default:
+      return `!${req.key}`;
+  }
+}
+
+function formatSelector(selector: LabelSelector): string {
+  const labels = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return [...labels, ...(selector.matchExpressions ?? []).map(formatRequirement)].join(',');
+}
+
+function identityProblem(child: KubeObject, index: number): string | undefined {
+  const missing = [
+    typeof child.apiVersion === 'string' && child.apiVersion ? undefined : 'apiVersion',
+    typeof child.kind === 'string' && child.kind ? undefined : 'kind',
+    typeof child.metadata?.name === 'string' && child.metadata.name ? undefined : 'metadata.name',
+  ].filter((field) => field !== undefined);
+  return missing.length > 0 ? `desired child children[${index}] has no ${missing.join(', ')}` : undefined;
+}
+
+/** The namespace the child lives in (`undefined`: cluster-scoped), or why it cannot be placed. */
+function resolveNamespace(child: KubeObject, type: DeclaredChildType, parent: KubeObject): { namespace?: string } | { problem: string } {
+  const own = child.metadata.namespace || undefined;
+  const parentNs = parent.metadata.namespace || undefined;
+  if (!type.namespaced) {
+    return own ? { problem: `desired child ${describe(child)} is cluster-scoped and must not set metadata.namespace` } : {};
+  }
+  if (!parentNs) {
+    return own ? { namespace: own } : { problem: `desired child ${describe(child)} needs metadata.namespace: its parent ${describe(parent)} is cluster-scoped` };
+  }
+  if (own && own !== parentNs) {
+    // Owner references cannot cross namespaces: the API server's garbage collector would treat the
+    // parent as absent and delete the child.
+    return { problem: `desired child ${describe(child)} must be in its parent's namespace ${parentNs}` };
+  }
+  return { namespace: parentNs };
+}
+
+function withNamespace(child: KubeObject, namespace: string | undefined): KubeObject {
+  const copy = structuredClone(child);
+  if (namespace) copy.metadata.namespace = namespace;
+  else delete copy.metadata.namespace;
+  return copy;
+}
+
+function withLabels(child: KubeObject, parent: KubeObject, generateSelector: boolean): KubeObject {
+  const uid = parent.metadata.uid;
+  const labels = child.metadata.labels ?? {};
+  if (!generateSelector || !uid || Object.hasOwn(labels, CONTROLLER_UID_LABEL)) return child;
+  child.metadata.labels = { ...labels, [CONTROLLER_UID_LABEL]: uid };
+  return child;
+}
+
+/**
+ * Sets the parent's controller reference. A reference already carrying the parent's UID is replaced by the
+ * canonical one, so that the child is claimed (not adopted again) on the next sync; a child controlled by
+ * anyone else cannot also be ours.
+ */
+function withOwner(child: KubeObject, parent: KubeObject): Step {
+  const ref = controllerRefFor(parent);
+  const other = controllerRefOf(child);
+  if (other && other.uid !== ref.uid) {
+    return { problem: `desired child ${describe(child)} is already controlled by ${other.kind} ${other.name}` };
+  }
+  const refs = child.metadata.ownerReferences ?? [];
+  const at = refs.findIndex((r) => r.uid === ref.uid);
+  child.metadata.ownerReferences = at < 0 ? [...refs, ref] : refs.map((r, i) => (i === at ? ref : r));
+  return { child };
+}
+
+function normaliseOne(child: KubeObject, index: number, options: DesiredChildrenOptions): Step {
+  const { parent, declaredTypes, selector, generateSelector } = options;
+  const missing = identityProblem(child, index);
+  if (missing) return { problem: missing };
+  const type = declaredTypes.find((t) => t.apiVersion === child.apiVersion && t.kind === child.kind);
+  if (!type) {
+    const declared = declaredTypes.map(typeName).join(', ') || 'none';
+    return { problem: `desired child ${describe(child)} has type ${typeName(child)}, which is not a declared child resource (declared: ${declared})` };
+  }
+  const placed = resolveNamespace(child, type, parent);
+  if ('problem' in placed) return placed;
+  const labelled = withLabels(withNamespace(child, placed.namespace), parent, generateSelector);
+  if (!matchesSelector(selector, labelled.metadata.labels)) {
+    return { problem: `labels on desired child ${describe(labelled)} don't match parent selector ${formatSelector(selector)}` };
+  }
+  return withOwner(labelled, parent);
+}
+
+/** Two desired children naming the same object; the group stands for every version of a kind. */
+function duplicateProblems(children: ReadonlyMap<number, KubeObject>): string[] {
+  const seen = new Map<string, number>();
+  const problems: string[] = [];
+  children.forEach((child, index) => {
+    const id = [groupOf(child.apiVersion), child.kind, child.metadata.namespace ?? '', child.metadata.name].join('\u0000');
+    const first = seen.get(id);
+    if (first === undefined) seen.set(id, index);
+    else problems.push(`desired child ${describe(child)} appears more than once (children[${first}] and children[${index}])`);
+  });
+  return problems;
+}
+
+/**
+ * Validates the hook's desired children and completes them for writing: namespace defaulted to the
+ * parent's, `controller-uid` label injected with `generateSelector`, the parent's controller reference
+ * set. Rejects children of undeclared types, children outside the parent's namespace, namespaced children
+ * of a cluster-scoped parent without a namespace, cluster-scoped children with one, children whose labels
+ * do not match the parent's selector, children already controlled by another owner, and duplicates.
+ * Returns copies; the inputs are not modified.
+ */
+export function normaliseDesiredChildren(options: DesiredChildrenOptions): DesiredChildrenResult {
+  // Keyed by position in the response, so that messages can point at `children[i]`.
+  const valid = new Map<number, KubeObject>();
+  const problems: string[] = [];
+  options.children.forEach((child, index) => {
+    const step = normaliseOne(child, index, options);
+    if ('problem' in step) problems.push(step.problem);
+    else valid.set(index, step.child);
+  });
+  problems.push(...duplicateProblems(valid));
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, children: [...valid.values()] };
+}

@@ -1,0 +1,18 @@
+/**
+ * Pure decisions about parents and children: claiming, validating the hook's desired children,
+ * planning the writes (with Metacontroller's 3-way merge or server-side apply), finalizers and status.
+ * No I/O: everything here is plain objects in, plain objects out.
+ */
+export {
+  CONTROLLER_UID_LABEL, ParentSelectorError, ParentIdentityError, parentSelector, controllerRefFor,
+  claimChildren, adoptedChild, releasedChild, type ClaimResult,
+} from './claim.ts';
+export { normaliseDesiredChildren, type DeclaredChildType, type DesiredChildrenOptions, type DesiredChildrenResult } from './desired-children.ts';
+export { GC_FINALIZERS, finalizerName, decideLifecycle, afterFinalize, type FinalizerAction, type LifecycleDecision, type LifecycleInput } from './finalizer.ts';
+export { desiredStatus, statusChanged, type JsonObject } from './parent-status.ts';
+export { LAST_APPLIED_ANNOTATION, threeWayMerge, jsonEqual, lastAppliedOf, withLastApplied, dynamicApplyMerge, type DynamicApplyResult } from './three-way-merge.ts';
+export { canonicalJson, fingerprintOf, isUpToDate, appliedRecordOf, type AppliedRecord } from './applied-fingerprint.ts';
+export {
+  planChildren, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
+} from './child-plan.ts';
+export { sanitizeForApply } from './sanitize-desired.ts';

@@ -1,0 +1,52 @@
+/**
+ * The status a CompositeController writes on its parent (contract §4.6): the hook's `status` replaces
+ * `.status` wholesale, stamped with the generation it was computed from, and is written only when it
+ * differs from what is there.
+ */
+import type { Json } from '../api/object.ts';
+
+/** A JSON object, as `.status` is. */
+export type JsonObject = { [key: string]: Json };
+
+/**
+ * The parent's new `.status`: a copy of the hook's `status` (`null` or absent ⇒ `{}`) with
+ * `observedGeneration` set to the parent's `metadata.generation`, overriding any value the hook set, so
+ * clients can tell which spec the status describes. A parent without a generation gets none stamped.
+ */
+export function desiredStatus(input: {
+  hookStatus?: Readonly<JsonObject> | null | undefined;
+  generation: number | undefined;
+}): JsonObject {
+  const status: JsonObject = input.hookStatus ? structuredClone(input.hookStatus) : {};
+  if (input.generation !== undefined) status.observedGeneration = input.generation;
+  return status;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function arraysEqual(a: readonly unknown[], b: readonly unknown[]): boolean {
+  return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+}
+
+function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
+}
+
+/** Structural equality of JSON values; object key order does not matter, array order does. */
+function jsonEqual(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && arraysEqual(a, b);
+  if (isObject(a) && isObject(b)) return objectsEqual(a, b);
+  return a === b;
+}
+
+/**
+ * Whether `desired` differs from the parent's current `.status`, i.e. whether a status write is needed.
+ * A missing or `null` current status counts as `{}`, so that an empty status is not rewritten forever.
+ */
+export function statusChanged(current: unknown, desired: Readonly<JsonObject>): boolean {
+  return !jsonEqual(current ?? {}, desired);
+}

@@ -1,0 +1,149 @@
+/**
+ * The worker loop: N workers take keys from a queue, reconcile them, and map how each reconcile ended
+ * to a queue action in one switch ({@link applyOutcome}). Everything a caller wants to emit — metrics,
+ * events, logs — it gets from `onOutcome`; the loop itself knows keys, not Kubernetes.
+ */
+import type { Clock } from './clock.ts';
+import { engineErrorOf, RetryAfterError, TerminalError } from './errors.ts';
+import type { Reconciler } from './reconciler.ts';
+import type { WorkQueue } from './work-queue.ts';
+
+/** The part of a {@link WorkQueue} the workers use. */
+export type WorkerQueue = Pick<WorkQueue, 'get' | 'done' | 'forget' | 'addAfter' | 'addRateLimited' | 'shutDown'>;
+
+/**
+ * How a reconcile ended: `success` (resolved; maybe with a requeue), `requeue` (`RetryAfterError`, not
+ * a failure), `terminal` (`TerminalError`, not retried), `error` (anything else, retried with backoff).
+ */
+export type OutcomeResult = 'success' | 'error' | 'requeue' | 'terminal';
+
+/** One finished reconcile, as reported to `onOutcome`. */
+export interface ReconcileOutcome {
+  key: string;
+  result: OutcomeResult;
+  /** Wall time of the reconcile on the injected clock. */
+  durationMs: number;
+  /** What the reconcile threw, as thrown (with its context and cause); absent on success. */
+  error?: unknown;
+  /** When the key was queued again by a delay: `requeueAfterMs` on success, the retry delay on `requeue`. */
+  requeueAfterMs?: number;
+}
+
+/** What the workers run on. */
+export interface RunWorkersOptions {
+  queue: WorkerQueue;
+  reconciler: Reconciler;
+  /** How many keys are reconciled at once (Metacontroller's `--workers`, per controller). */
+  workers: number;
+  /**
+   * Graceful stop: no new key is taken, the queue is shut down, and `runWorkers` resolves once every
+   * reconcile in flight has finished. In-flight reconciles are not aborted by it.
+   */
+  signal: AbortSignal;
+  /** Times each reconcile. */
+  clock: Clock;
+  /** Hard stop, passed to every reconcile (e.g. a drain deadline); default: never aborts. */
+  reconcileSignal?: AbortSignal | undefined;
+  /** Told about every finished reconcile. Must not throw; if it does, the error is dropped. */
+  onOutcome?: ((outcome: ReconcileOutcome) => void) | undefined;
+}
+
+/** How a reconcile ended, before it is timed and reported. */
+type Ending =
+  | { result: 'success'; requeueAfterMs?: number | undefined }
+  | { result: 'requeue'; error: unknown; requeueAfterMs: number }
+  | { result: 'terminal'; error: unknown }
+  | { result: 'error'; error: unknown };
+
+/**
+ * Runs `workers` reconcile loops over `queue` until `signal` aborts or the queue is shut down, and
+ * resolves once all of them have stopped. A reconcile that throws (synchronously or not) never stops a
+ * worker; its key is handled by the outcome switch like any other.
+ */
+export async function runWorkers(options: RunWorkersOptions): Promise<void> {
+  const { workers, signal, queue } = options;
+  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
+  // Shutting the queue down releases idle workers at once and cancels delayed adds, so nothing keeps
+  // the process alive once the reconciles in flight are done.
+  const stop = (): void => queue.shutDown();
+  signal.addEventListener('abort', stop, { once: true });
+  if (signal.aborted) stop();
+  try {
+    await Promise.all(Array.from({ length: workers }, () => work(options)));
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/** One worker: get → reconcile → act → done, until there are no more keys. */
+async function work(options: RunWorkersOptions): Promise<void> {
+  const reconcileSignal = options.reconcileSignal ?? new AbortController().signal;
+  for (;;) {
+    const key = await options.queue.get(options.signal);
+    if (key === undefined) return;
+    const started = options.clock.now();
+    const ending = await reconcileOnce(options.reconciler, key, reconcileSignal);
+    try {
+      applyOutcome(options.queue, key, ending);
+    } finally {
+      options.queue.done(key);
+    }
+    report(options, toOutcome(key, ending, options.clock.now() - started));
+  }
+}
+
+async function reconcileOnce(reconciler: Reconciler, key: string, signal: AbortSignal): Promise<Ending> {
+  try {
+    // Inside the try, so a reconcile that throws before returning a promise is caught as well.
+    const result = await reconciler.reconcile(key, signal);
+    return { result: 'success', requeueAfterMs: result?.requeueAfterMs };
+  } catch (error) {
+    const known = engineErrorOf(error);
+    if (known instanceof RetryAfterError) return { result: 'requeue', error, requeueAfterMs: known.retryAfterMs };
+    if (known instanceof TerminalError) return { result: 'terminal', error };
+    return { result: 'error', error };
+  }
+}
+
+function isPositiveDelay(ms: number | undefined): ms is number {
+  return ms !== undefined && ms > 0;
+}
+
+/**
+ * THE mapping from how a reconcile ended to what happens to its key. Called while the key is still
+ * held, so an immediate re-add marks it dirty and `done` queues it again.
+ */
+function applyOutcome(queue: WorkerQueue, key: string, ending: Ending): void {
+  switch (ending.result) {
+    case 'success':
+      queue.forget(key);
+      if (isPositiveDelay(ending.requeueAfterMs)) queue.addAfter(key, ending.requeueAfterMs);
+      return;
+    case 'requeue':
+      // The server told us when; this is not a failure, so the backoff neither grows nor resets.
+      queue.addAfter(key, ending.requeueAfterMs);
+      return;
+    case 'terminal':
+      queue.forget(key);
+      return;
+    case 'error':
+      queue.addRateLimited(key);
+      return;
+  }
+}
+
+function toOutcome(key: string, ending: Ending, durationMs: number): ReconcileOutcome {
+  const outcome: ReconcileOutcome = { key, result: ending.result, durationMs };
+  if (ending.result !== 'success') outcome.error = ending.error;
+  if (ending.result === 'requeue') outcome.requeueAfterMs = ending.requeueAfterMs;
+  else if (ending.result === 'success' && isPositiveDelay(ending.requeueAfterMs)) outcome.requeueAfterMs = ending.requeueAfterMs;
+  return outcome;
+}
+
+function report(options: RunWorkersOptions, outcome: ReconcileOutcome): void {
+  try {
+    options.onOutcome?.(outcome);
+  } catch {
+    // A broken observer must not stop reconciles; it is the caller's code and the caller's to log.
+  }
+}

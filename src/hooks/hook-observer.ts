@@ -1,0 +1,31 @@
+/**
+ * What a hook runner reports about each request, so the metrics layer can emit Metacontroller's hook
+ * metrics without `hooks/` knowing about prom-client:
+ *
+ * - `metacontroller_<hook>_in_flight_requests` (gauge): +1 on `requestStarted`, -1 on `requestFinished`.
+ * - `metacontroller_<hook>_requests_total{code,method}` (counter) and
+ *   `metacontroller_<hook>_request_duration_histogram_seconds{method}` (histogram) from `requestFinished`.
+ *   `method` is always `post` (promhttp's lower-case label value); the runner only ever POSTs.
+ */
+
+/**
+ * `code` when no HTTP response was read (connection refused, timeout, abort, oversize body).
+ * Metacontroller's promhttp transport counts and times only requests that got a response, so an adapter
+ * that wants identical series skips the counter and histogram for this code (but still decrements the
+ * in-flight gauge).
+ */
+export const NO_RESPONSE_CODE = 'error';
+
+/** The end of one request. */
+export interface HookRequestOutcome {
+  /** HTTP status as a decimal string (`"200"`, `"429"`), or {@link NO_RESPONSE_CODE}. */
+  code: string;
+  /** From just before the request is sent until the response body is read or the call fails. */
+  durationSeconds: number;
+}
+
+/** Receives one `requestStarted` and then exactly one `requestFinished` per request. Must not throw. */
+export interface HookObserver {
+  requestStarted(): void;
+  requestFinished(outcome: HookRequestOutcome): void;
+}

@@ -1,0 +1,90 @@
+/**
+ * One HTTP(S) POST of a JSON body with a bounded response, on `node:http` rather than `fetch` because
+ * existing hook servers are picky about the wire (ARCHITECTURE.md, "hooks" row): the request carries
+ * `Content-Type: application/json` exactly, with no charset parameter, and a `Content-Length`, never a
+ * chunked body. A response without `Content-Length` that ends when the server closes the connection is
+ * read to the end like any other.
+ */
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+/** A response, read completely. */
+export interface HttpResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** What to send and the bounds to send it within. */
+export interface HttpPostOptions {
+  url: URL;
+  /** The encoded JSON; sent as is, with its byte length as `Content-Length`. */
+  body: Buffer;
+  /** Aborting it destroys the connection and rejects with the signal's reason. */
+  signal: AbortSignal;
+  /** A response body larger than this is an error; the connection is dropped as soon as it is known. */
+  maxResponseBytes: number;
+}
+
+function tooLarge(limit: number): Error {
+  return new Error(`response body exceeds the limit of ${limit} bytes`);
+}
+
+// Node reports a body cut short as a bare "aborted" (ECONNRESET); say what happened instead.
+function truncated(cause?: unknown): Error {
+  return new Error('connection closed before the response was complete', { cause });
+}
+
+function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    if (Number(res.headers['content-length'] ?? 0) > limit) {
+      reject(tooLarge(limit));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) reject(tooLarge(limit));
+      else chunks.push(chunk);
+    });
+    res.on('end', () => resolve(Buffer.concat(chunks)));
+    res.on('error', (err) => reject(truncated(err)));
+    // A no-op after 'end'; otherwise the body was cut short, whether or not an 'error' came first.
+    res.on('close', () => reject(truncated()));
+  });
+}
+
+/**
+ * POSTs `body` to `url` and resolves with the whole response, whatever its status. Rejects on
+ * connection errors, an oversize or truncated response, and abort. Uses the default agent (keep-alive).
+ */
+export async function httpPost({ url, body, signal, maxResponseBytes }: HttpPostOptions): Promise<HttpResponse> {
+  signal.throwIfAborted();
+  const { promise, resolve, reject } = Promise.withResolvers<HttpResponse>();
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const req = send(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
+  });
+  // Settling first makes the errors that destroy() triggers no-ops: the first failure is the one reported.
+  const fail = (err: unknown): void => {
+    reject(err);
+    req.destroy();
+  };
+  const onAbort = (): void => fail(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  req.on('error', fail);
+  req.on('response', (res) => {
+    readBody(res, maxResponseBytes).then(
+      (data) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }),
+      fail,
+    );
+  });
+  req.end(body);
+  try {
+    return await promise;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}

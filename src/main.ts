@@ -1,0 +1,107 @@
+/**
+ * The composition root of `loom run`: configuration → logger → kube connection and caches → engine
+ * → controllers → HTTP servers, all living until one shutdown signal, then drained in reverse.
+ */
+import type { Logger } from 'pino';
+import type { LabelSelector } from './api/index.ts';
+import { runMetaController } from './controllers/meta-controller.ts';
+import { eventFilter } from './controllers/event-filter.ts';
+import type { Host, HostSettings } from './controllers/host.ts';
+import { systemClock, TokenBucket, type Clock } from './engine/index.ts';
+import {
+  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig,
+  type DiscoverySnapshot, type RequestObserver, type RestClient,
+} from './kube/index.ts';
+import { metricsApp, probeApp, serveUntil } from './server/http-servers.ts';
+import type { ListenAddress } from './server/listen-address.ts';
+import { createMetrics } from './server/metrics.ts';
+
+/** Everything `loom run` is configured with (parsed from flags by the CLI). */
+export interface LoomConfig extends HostSettings {
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  discoveryIntervalMs: number;
+  clientQps: number;
+  clientBurst: number;
+  metricsAddress: ListenAddress | undefined;
+  probeAddress: ListenAddress | undefined;
+  targetSelector?: LabelSelector | undefined;
+  eventsQps: number;
+  eventsBurst: number;
+}
+
+/** What the caller may want back from a running host (ports actually bound, for tests). */
+export interface RunningLoom {
+  metricsPort: number | undefined;
+  probePort: number | undefined;
+  /** Resolves when everything has stopped after `signal` aborted. */
+  done: Promise<void>;
+}
+
+/** What `runLoom` runs with. */
+export interface RunLoomOptions {
+  config: LoomConfig;
+  logger: Logger;
+  /** Aborting it stops everything. */
+  signal: AbortSignal;
+  clock?: Clock;
+  /** Sees every API request (tests count writes with it). */
+  observeRequests?: RequestObserver;
+}
+
+/** Connects, starts the servers and the controllers; everything stops when `signal` aborts. */
+export async function runLoom(options: RunLoomOptions): Promise<RunningLoom> {
+  const { config, logger, signal, clock = systemClock } = options;
+  const metrics = createMetrics();
+  const bucket = new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst });
+  const client = createRestClient({
+    kubeConfig: loadKubeConfig({ path: config.kubeconfig, context: config.context }),
+    throttle: () => clock.sleep(bucket.when()),
+    observe: options.observeRequests,
+  });
+  const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
+  const informers = createInformerRegistry({ client, sleep: (ms, s) => clock.sleep(ms, s), logger });
+  const host: Host = {
+    settings: { workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager },
+    ...discovery, informers, metrics, clock, logger,
+    writer: createObjectWriter(client, (apiVersion, kind) => {
+      const type = discovery.discovery().byKind(apiVersion, kind);
+      if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);
+      return type;
+    }),
+    events: createEventRecorder({
+      client, component: 'loom', now: () => clock.now(), logger,
+      allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),
+    }),
+  };
+  const probePort = config.probeAddress && await serveUntil(probeApp({
+    notReadyReason: () => informers.unsynced().map((t) => `${t} not synced`).join(', ') || undefined,
+  }), config.probeAddress, signal);
+  const metricsPort = config.metricsAddress && await serveUntil(metricsApp(metrics.registry), config.metricsAddress, signal);
+  const done = runMetaController({ host, targetSelector: config.targetSelector }, signal);
+  logger.info({ server: client.server, applyStrategy: config.applyStrategy, workers: config.workers }, 'loom is running');
+  return { metricsPort, probePort, done };
+}
+
+interface DiscoveryLoopInput {
+  client: RestClient;
+  clock: Clock;
+  logger: Logger;
+  intervalMs: number;
+}
+
+/** The first discovery pass, then one every interval; a failed pass keeps the previous snapshot. */
+async function discoveryLoop(input: DiscoveryLoopInput, signal: AbortSignal): Promise<Pick<Host, 'discovery' | 'refreshDiscovery'>> {
+  let snapshot: DiscoverySnapshot = await discover(input.client, signal);
+  let inFlight: Promise<void> | undefined;
+  const refreshDiscovery = (): Promise<void> => (inFlight ??= discover(input.client, signal)
+    .then((next) => void (snapshot = next))
+    .finally(() => (inFlight = undefined)));
+  void (async () => {
+    while (!signal.aborted) {
+      await input.clock.sleep(input.intervalMs, signal).catch(() => undefined);
+      if (!signal.aborted) await refreshDiscovery().catch((err: unknown) => input.logger.warn({ err }, 'discovery failed; keeping the last result'));
+    }
+  })();
+  return { discovery: () => snapshot, refreshDiscovery };
+}

@@ -1,0 +1,91 @@
+/**
+ * loom's Prometheus metrics: Metacontroller's hook metric names (so existing dashboards and alerts
+ * keep working) and loom's own `loom_*` series for reconciles, queues and applies.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { HookObserver } from '../hooks/index.ts';
+
+/** Which controller a series belongs to. */
+export interface ControllerLabels {
+  controller: string;
+  /** `CompositeController` or `DecoratorController`. */
+  type: string;
+}
+
+/** The metrics of one process. */
+export interface Metrics {
+  readonly registry: Registry;
+  /** An observer for one hook of one controller (`metacontroller_<hook>_*`). */
+  hookObserver(options: { hook: 'sync' | 'finalize' | 'customize'; url: string; controller: ControllerLabels }): HookObserver;
+  reconciled(controller: ControllerLabels, result: string, seconds: number): void;
+  applied(controller: ControllerLabels, action: string): void;
+  /** Registers a queue whose depth is read at scrape time; returns the unregister. */
+  trackQueue(controller: ControllerLabels, depth: () => number): () => void;
+}
+
+type HookName = 'sync' | 'finalize' | 'customize';
+
+interface HookMetrics {
+  requests: Counter;
+  duration: Histogram;
+  inFlight: Gauge;
+}
+
+const HOOK_LABELS = ['url', 'controller_name', 'controller_type'] as const;
+
+function hookMetrics(registry: Registry, hook: HookName): HookMetrics {
+  const prefix = `metacontroller_${hook}`;
+  return {
+    requests: new Counter({ name: `${prefix}_requests_total`, help: `Requests to the ${hook} hook by status code.`, labelNames: [...HOOK_LABELS, 'code', 'method'], registers: [registry] }),
+    duration: new Histogram({ name: `${prefix}_request_duration_histogram_seconds`, help: `Latency of ${hook} hook requests.`, labelNames: [...HOOK_LABELS, 'method'], registers: [registry] }),
+    inFlight: new Gauge({ name: `${prefix}_in_flight_requests`, help: `${hook} hook requests in flight.`, labelNames: [...HOOK_LABELS], registers: [registry] }),
+  };
+}
+
+/** Creates the registry with process metrics and every loom series. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const hooks = { sync: hookMetrics(registry, 'sync'), finalize: hookMetrics(registry, 'finalize'), customize: hookMetrics(registry, 'customize') };
+  const reconciles = new Counter({ name: 'loom_reconcile_total', help: 'Reconciles by outcome.', labelNames: ['controller', 'controller_type', 'result'], registers: [registry] });
+  const reconcileSeconds = new Histogram({ name: 'loom_reconcile_duration_seconds', help: 'Time per reconcile.', labelNames: ['controller', 'controller_type'], registers: [registry] });
+  const applies = new Counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'], registers: [registry] });
+  const queues = new Map<string, { labels: ControllerLabels; depth: () => number }>();
+  new Gauge({
+    name: 'loom_queue_depth', help: 'Keys waiting in each controller queue.', labelNames: ['controller', 'controller_type'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, depth } of queues.values()) this.set({ controller: labels.controller, controller_type: labels.type }, depth());
+    },
+  });
+
+  return {
+    registry,
+    hookObserver({ hook, url, controller }) {
+      const m = hooks[hook];
+      const labels = { url, controller_name: controller.controller, controller_type: controller.type };
+      return {
+        requestStarted: () => m.inFlight.inc(labels),
+        requestFinished: ({ code, durationSeconds }) => {
+          m.inFlight.dec(labels);
+          if (code === 'error') return; // Metacontroller counts only requests that got an answer.
+          m.requests.inc({ ...labels, code, method: 'post' });
+          m.duration.observe({ ...labels, method: 'post' }, durationSeconds);
+        },
+      };
+    },
+    reconciled(controller, result, seconds) {
+      const labels = { controller: controller.controller, controller_type: controller.type };
+      reconciles.inc({ ...labels, result });
+      reconcileSeconds.observe(labels, seconds);
+    },
+    applied(controller, action) {
+      applies.inc({ controller: controller.controller, controller_type: controller.type, action });
+    },
+    trackQueue(controller, depth) {
+      const key = `${controller.type}/${controller.controller}`;
+      queues.set(key, { labels: controller, depth });
+      return () => queues.delete(key);
+    },
+  };
+}

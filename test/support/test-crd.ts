@@ -1,0 +1,62 @@
+/**
+ * A namespaced parent CRD for engine tests: free-form spec, a status subresource (optional), and a
+ * name unique to the test file so files running side by side do not share it.
+ */
+import type { KubeObject } from '../../src/api/index.ts';
+import { eventually } from './cluster.ts';
+import type { TestClients } from './loom.ts';
+
+/** The group every test CRD lives in. */
+export const TEST_GROUP = 'test.loom.dev';
+
+/** Names of one test parent type. */
+export interface ParentKind {
+  plural: string;
+  kind: string;
+  /** Has a status subresource (default true). */
+  status?: boolean;
+}
+
+/**
+ * Every parent type the integration tests use. The global setup creates them before the
+ * controller-manager starts, so garbage collection knows their kinds from the start; a test file
+ * uses its own kind, so files running side by side never share parents.
+ */
+export const TEST_PARENT_KINDS = {
+  paint: { plural: 'paints', kind: 'Paint' },
+  dynamicPaint: { plural: 'dynamicpaints', kind: 'DynamicPaint' },
+  lifecycle: { plural: 'lifecycles', kind: 'Lifecycle' },
+  claim: { plural: 'claims', kind: 'Claim' },
+  quiet: { plural: 'quiets', kind: 'Quiet' },
+  faulty: { plural: 'faulties', kind: 'Faulty' },
+  statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
+} as const satisfies Record<string, ParentKind>;
+
+/** The CRD of a test parent type. */
+export function parentCrd(names: ParentKind): KubeObject {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: `${names.plural}.${TEST_GROUP}` },
+    spec: {
+      group: TEST_GROUP, scope: 'Namespaced',
+      names: { plural: names.plural, kind: names.kind, singular: names.kind.toLowerCase(), listKind: `${names.kind}List` },
+      versions: [{
+        name: 'v1', served: true, storage: true,
+        ...(names.status === false ? {} : { subresources: { status: {} } }),
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      }],
+    },
+  };
+}
+
+/** Makes sure the CRD of `names` is served (the global setup already created it) and known to `clients`. */
+export async function createParentCrd(clients: TestClients, names: ParentKind): Promise<void> {
+  const crd = parentCrd(names);
+  await clients.apply(crd);
+  await eventually(async () => {
+    const current = await clients.writer.get({ apiVersion: crd.apiVersion, kind: crd.kind, name: crd.metadata.name! });
+    const conditions = (current?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
+    return conditions.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
+  }, `CRD ${crd.metadata.name} to be Established`);
+  await clients.refresh();
+}
