@@ -1,9 +1,17 @@
 /**
- * `loom dev`: a local control plane to develop against, running until Ctrl-C.
+ * `loom dev`: a local control plane with loom's CRDs and the hello example installed, the example's
+ * hook served in-process, and loom running against it — until Ctrl-C, then everything stops.
  */
+import { readFile } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { load } from 'js-yaml';
 import type { Logger } from 'pino';
+import type { KubeObject } from '../api/index.ts';
 import { startControlPlane } from '../devcluster/index.ts';
+import { createObjectWriter, createRestClient, discover, loadKubeConfig } from '../kube/index.ts';
+import { runLoom, type LoomConfig } from '../main.ts';
+import { helloHook } from '../../examples/hello/hook.ts';
+import { crdManifests } from './install-crds.ts';
 
 /** What `loom dev` needs from the composition root. */
 export interface DevOptions {
@@ -12,21 +20,48 @@ export interface DevOptions {
   signal: AbortSignal;
   /** Where the human-readable instructions go. */
   out: Writable;
+  /** `loom run` flags (kubeconfig and the server addresses are set by dev itself). */
+  config: LoomConfig;
 }
 
-/** Starts the control plane, prints how to use it, and stops it when `signal` aborts. */
-export async function runDev({ logger, signal, out }: DevOptions): Promise<void> {
-  logger.info('starting the local control plane (the first run builds it from Go modules: many minutes)');
-  const plane = await startControlPlane({ logger, signal });
-  out.write(
-    `\nloom dev: a local Kubernetes control plane is running at ${plane.server}\n` +
-      `  kubeconfig: ${plane.kubeconfigPath}\n` +
-      `  try:        kubectl --kubeconfig ${plane.kubeconfigPath} get ns\n` +
-      `  Ctrl-C stops it and removes ${plane.runDir}\n\n`,
-  );
-  if (!signal.aborted) {
-    await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+const EXAMPLE = new URL('../../examples/hello/', import.meta.url);
+
+async function yamlOf(file: string): Promise<KubeObject> {
+  return load(await readFile(new URL(file, EXAMPLE), 'utf8')) as KubeObject;
+}
+
+/** Applies the hello controller, its webhook pointed at the in-process hook server. */
+async function applyExample(kubeconfigPath: string, hookUrl: string): Promise<void> {
+  const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath }) });
+  const snapshot = await discover(client);
+  const writer = createObjectWriter(client, (apiVersion, kind) => snapshot.byKind(apiVersion, kind)!);
+  const controller = await yamlOf('controller.yaml');
+  (controller.spec as { hooks: { sync: { webhook: { url: string } } } }).hooks.sync.webhook.url = `${hookUrl}/sync`;
+  await writer.apply(controller, { fieldManager: 'loom-dev' });
+}
+
+/** Runs until `signal` aborts. */
+export async function runDev({ logger, signal, out, config }: DevOptions): Promise<void> {
+  logger.info('starting the local control plane (the first run builds it from Go modules: about 5 minutes)');
+  const plane = await startControlPlane({ logger, signal, crds: [...(await crdManifests()), await yamlOf('crd.yaml')] });
+  const hook = helloHook();
+  try {
+    const hookUrl = await hook.listen({ host: '127.0.0.1', port: 0 });
+    await applyExample(plane.kubeconfigPath, hookUrl);
+    const loopback = { host: '127.0.0.1', port: 0 };
+    const loom = await runLoom({ config: { ...config, kubeconfig: plane.kubeconfigPath, metricsAddress: loopback, probeAddress: loopback }, logger, signal });
+    const kubectl = `kubectl --kubeconfig ${plane.kubeconfigPath}`;
+    out.write(
+      `\nloom dev: loom is running against a local control plane at ${plane.server}\n` +
+        `  kubeconfig: ${plane.kubeconfigPath}\n` +
+        `  metrics:    http://127.0.0.1:${loom.metricsPort}/metrics   probes: http://127.0.0.1:${loom.probePort}/readyz\n` +
+        `  try:        ${kubectl} apply -f examples/hello/hello.yaml\n` +
+        `              ${kubectl} get configmap world-greeting -o yaml\n` +
+        `  Ctrl-C stops everything and removes ${plane.runDir}\n\n`,
+    );
+    await loom.done;
+  } finally {
+    await hook.close();
+    await plane.stop();
   }
-  logger.info('stopping the local control plane');
-  await plane.stop();
 }

@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 /**
- * The `loom` command. The composition root for the CLI: reads argv and the environment (nowhere else
+ * The `loom` command. The CLI's composition root: reads argv and the environment (nowhere else
  * does), builds the logger, and hands each command what it needs.
  */
-import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import { runLoom } from '../main.ts';
+import { createRestClient, loadKubeConfig } from '../kube/index.ts';
+import { systemClock } from '../engine/index.ts';
 import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
+import { FlagError, parseGoFlags } from './go-flags.ts';
+import { installCrds } from './install-crds.ts';
+import { logLevel, RUN_FLAG_SPEC, RUN_FLAGS, runConfig } from './run-config.ts';
 
 const USAGE = `usage: loom <command> [flags]
 
 commands:
-  dev     start a local Kubernetes control plane (etcd, kube-apiserver, kube-controller-manager)
-          and keep it running until Ctrl-C
+  run            run the controller host against a cluster (Metacontroller's flags; see README)
+  install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
+  dev            start a local control plane, install the CRDs and the hello example, run loom
+                 against it, and keep everything running until Ctrl-C
 
-flags:
-  --log-level <level>   trace, debug, info, warn, error (default: info, or $LOOM_LOG_LEVEL)
-  -h, --help            show this help
+flags of run (defaults in brackets):
+${Object.entries(RUN_FLAGS).map(([name, [, value]]) => `  --${name}${value ? ` [${value}]` : ''}`).join('\n')}
 `;
 
 /** Aborts when the process receives SIGINT or SIGTERM, so every command shuts down the same way. */
@@ -28,26 +34,40 @@ function abortOnSignals(): AbortSignal {
   return controller.signal;
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { 'log-level': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
-  const [command] = positionals;
-  if (values.help || command === undefined) {
-    process.stdout.write(USAGE);
-    return command === undefined && !values.help ? 2 : 0;
-  }
-  const logger = pino({ level: values['log-level'] ?? process.env.LOOM_LOG_LEVEL ?? 'info' }, pino.destination(2));
-  switch (command) {
+function logger(level: string): Logger {
+  return pino({ level }, pino.destination(2));
+}
+
+async function command(name: string, values: ReadonlyMap<string, string>): Promise<number> {
+  const level = logLevel(values, process.env.LOOM_LOG_LEVEL ?? 'info');
+  switch (name) {
+    case 'run': {
+      const running = await runLoom({ config: runConfig(values), logger: logger(level), signal: abortOnSignals() });
+      await running.done;
+      return 0;
+    }
+    case 'install-crds': {
+      const client = createRestClient({ kubeConfig: loadKubeConfig({ path: values.get('kubeconfig'), context: values.get('context') }) });
+      const names = await installCrds(client, systemClock, values.get('apply-strategy-ssa-field-manager') ?? 'loom');
+      process.stdout.write(names.map((n) => `customresourcedefinition ${n} applied\n`).join(''));
+      return 0;
+    }
     case 'dev':
-      await runDev({ logger, signal: abortOnSignals(), out: process.stdout });
+      await runDev({ logger: logger(level), signal: abortOnSignals(), out: process.stdout, config: runConfig(values) });
       return 0;
     default:
-      process.stderr.write(`loom: unknown command '${command}'\n\n${USAGE}`);
+      process.stderr.write(`loom: unknown command '${name}'\n\n${USAGE}`);
       return 2;
   }
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('-h') || argv.includes('--help') || argv.length === 0) {
+    process.stdout.write(USAGE);
+    return argv.length === 0 ? 2 : 0;
+  }
+  const { values, positionals } = parseGoFlags(argv, RUN_FLAG_SPEC);
+  return command(positionals[0] ?? '', values);
 }
 
 main(process.argv.slice(2)).then(
@@ -56,6 +76,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(`loom: ${formatError(err)}\n`);
-    process.exitCode = 1;
+    if (err instanceof FlagError) process.stderr.write(`run 'loom --help' for the flags\n`);
+    process.exitCode = err instanceof FlagError ? 2 : 1;
   },
 );

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { parseGoFlags } from './go-flags.ts';
+import { logLevel, RUN_FLAG_SPEC, runConfig } from './run-config.ts';
+
+const config = (...args: string[]) => runConfig(parseGoFlags(args, RUN_FLAG_SPEC).values);
+
+describe('runConfig', () => {
+  it("uses Metacontroller's defaults, with server-side apply and the loom field manager", () => {
+    expect(config()).toEqual({
+      kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, clientQps: 5, clientBurst: 10,
+      metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
+      applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25,
+    });
+  });
+
+  it('reads a Metacontroller production command line', () => {
+    const c = config('--zap-log-level=4', '--discovery-interval=20s', '--workers', '50', '--client-go-qps', '150',
+      '--apply-strategy=dynamic-apply', '--target-label-selector', 'shard in (a),team=x', '--metrics-address=0');
+    expect(c).toMatchObject({
+      workers: 50, discoveryIntervalMs: 20_000, clientQps: 150, applyStrategy: 'dynamic-apply', metricsAddress: undefined,
+      targetSelector: { matchLabels: { team: 'x' }, matchExpressions: [{ key: 'shard', operator: 'In', values: ['a'] }] },
+    });
+  });
+
+  it.each([
+    [['--workers', '0'], '--workers: "0" is not a number ≥ 1'],
+    [['--apply-strategy', 'patch'], '--apply-strategy: "patch" is not one of server-side-apply, dynamic-apply'],
+    [['--discovery-interval', 'soon'], '--discovery-interval:'],
+    [['--metrics-address', '9999'], '--metrics-address:'],
+    [['--target-label-selector', 'a=b=c'], '--target-label-selector:'],
+    [['--leader-election'], 'leader election is not implemented yet'],
+  ])('names the flag in the error for %j', (args, message) => {
+    expect(() => config(...args)).toThrow(message);
+  });
+});
+
+describe('logLevel', () => {
+  it('prefers --log-level, then maps zap levels', () => {
+    const level = (...args: string[]) => logLevel(parseGoFlags(args, RUN_FLAG_SPEC).values, 'info');
+    expect([level(), level('--zap-log-level=4'), level('--zap-log-level=error'), level('--log-level=warn', '--zap-log-level=4')])
+      .toEqual(['info', 'debug', 'error', 'warn']);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * `loom run` flags: Metacontroller's names and meanings (so existing manifests and Helm values work),
+ * plus loom's own. Every invalid value is reported with the flag's name.
+ */
+import { parseDuration } from '../api/index.ts';
+import type { LoomConfig } from '../main.ts';
+import { parseListenAddress } from '../server/listen-address.ts';
+import { FlagError, type FlagSpec } from './go-flags.ts';
+import { parseSelectorString } from './selector-string.ts';
+
+/** Every flag `loom run` accepts, with its default. */
+export const RUN_FLAGS = {
+  workers: ['string', '5'],
+  'discovery-interval': ['string', '30s'],
+  'cache-flush-interval': ['string', '30m'],
+  'metrics-address': ['string', ':9999'],
+  'health-probe-bind-address': ['string', ':8081'],
+  'client-go-qps': ['string', '5'],
+  'client-go-burst': ['string', '10'],
+  'events-qps': ['string', String(1 / 300)],
+  'events-burst': ['string', '25'],
+  'pprof-address': ['string', '0'],
+  'leader-election': ['bool', 'false'],
+  'leader-election-resource-lock': ['string', 'leases'],
+  'leader-election-namespace': ['string', ''],
+  'leader-election-id': ['string', 'metacontroller'],
+  'target-label-selector': ['string', ''],
+  'apply-strategy': ['string', 'server-side-apply'],
+  'apply-strategy-ssa-field-manager': ['string', 'loom'],
+  kubeconfig: ['string', ''],
+  context: ['string', ''],
+  'zap-log-level': ['string', ''],
+  'zap-devel': ['bool', 'false'],
+  'zap-encoder': ['string', ''],
+  'zap-stacktrace-level': ['string', ''],
+  'zap-time-encoding': ['string', ''],
+  'log-level': ['string', ''],
+} as const satisfies Record<string, readonly ['string' | 'bool', string]>;
+
+/** The flag spec for the parser. */
+export const RUN_FLAG_SPEC: FlagSpec = Object.fromEntries(Object.entries(RUN_FLAGS).map(([name, [kind]]) => [name, kind]));
+
+type Values = ReadonlyMap<string, string>;
+
+function get(values: Values, name: keyof typeof RUN_FLAGS): string {
+  return values.get(name) ?? RUN_FLAGS[name][1];
+}
+
+function number(values: Values, name: keyof typeof RUN_FLAGS, min: number): number {
+  const value = Number(get(values, name));
+  if (!Number.isFinite(value) || value < min) throw new FlagError(`--${name}: "${get(values, name)}" is not a number ≥ ${min}`);
+  return value;
+}
+
+function withFlag<T>(name: string, read: () => T): T {
+  try {
+    return read();
+  } catch (cause) {
+    throw new FlagError(`--${name}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+function applyStrategy(values: Values): LoomConfig['applyStrategy'] {
+  const value = get(values, 'apply-strategy');
+  if (value === 'server-side-apply' || value === 'dynamic-apply') return value;
+  throw new FlagError(`--apply-strategy: "${value}" is not one of server-side-apply, dynamic-apply`);
+}
+
+/** Builds the configuration; throws {@link FlagError} for the first invalid flag. */
+export function runConfig(values: Values): LoomConfig {
+  if (get(values, 'leader-election') === 'true') {
+    throw new FlagError('--leader-election: leader election is not implemented yet; run a single replica');
+  }
+  const selector = get(values, 'target-label-selector');
+  return {
+    kubeconfig: get(values, 'kubeconfig') || undefined,
+    context: get(values, 'context') || undefined,
+    workers: number(values, 'workers', 1),
+    discoveryIntervalMs: withFlag('discovery-interval', () => parseDuration(get(values, 'discovery-interval'))),
+    clientQps: number(values, 'client-go-qps', 0.001),
+    clientBurst: number(values, 'client-go-burst', 1),
+    metricsAddress: withFlag('metrics-address', () => parseListenAddress(get(values, 'metrics-address'))),
+    probeAddress: withFlag('health-probe-bind-address', () => parseListenAddress(get(values, 'health-probe-bind-address'))),
+    targetSelector: selector ? withFlag('target-label-selector', () => parseSelectorString(selector)) : undefined,
+    applyStrategy: applyStrategy(values),
+    fieldManager: get(values, 'apply-strategy-ssa-field-manager'),
+    eventsQps: number(values, 'events-qps', 0),
+    eventsBurst: number(values, 'events-burst', 0),
+  };
+}
+
+/** The pino level from `--log-level`, else zap's `--zap-log-level` (numbers ≥ 4 mean debug). */
+export function logLevel(values: Values, fallback: string): string {
+  const explicit = get(values, 'log-level');
+  if (explicit) return explicit;
+  const zap = get(values, 'zap-log-level');
+  if (!zap) return fallback;
+  if (/^\d+$/.test(zap)) return Number(zap) >= 4 ? 'debug' : 'info';
+  return zap === 'panic' || zap === 'dpanic' ? 'fatal' : zap;
+}

@@ -1,0 +1,197 @@
+/**
+ * Hook faults against the real control plane (contract §3 intro, §6.2): a failing, garbled, slow or
+ * confused sync hook never touches the children it created earlier, and each failure is reported as
+ * a `SyncError` Warning event on the parent; a 429 is retried after `Retry-After` without one.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+
+const LABEL = 'faults';
+const { kind, plural } = TEST_PARENT_KINDS.faulty;
+/** Parents labelled `fault-controller: slow` go to the controller with a 300 ms hook timeout. */
+type ControllerName = 'fast' | 'slow';
+/** How the hook answers for one parent. */
+type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch';
+
+interface SyncRequest {
+  parent: KubeObject & { spec: { color: string } };
+}
+interface HookCall {
+  parent: string;
+  color: string;
+  mode: Mode;
+}
+
+let clients: TestClients;
+let loom: TestLoom;
+let hook: FastifyInstance;
+let namespace: string;
+const modes = new Map<string, Mode>();
+const calls: HookCall[] = [];
+let releaseHung: () => void = () => undefined;
+const hung = new Promise<void>((resolve) => {
+  releaseHung = resolve;
+});
+
+/** One ConfigMap per parent carrying the parent's colour; the status echoes the colour. */
+function answer(parent: SyncRequest['parent'], child: { name: string; owner: string }) {
+  const { color } = parent.spec;
+  return {
+    status: { color },
+    children: [{
+      apiVersion: 'v1', kind: 'ConfigMap',
+      metadata: { name: child.name, labels: { faulty: child.owner } },
+      data: { color },
+    }],
+  };
+}
+
+async function sync(req: SyncRequest, reply: FastifyReply) {
+  const name = req.parent.metadata.name!;
+  // Only the touched spec meets the fault: a late sync of the first spec must not use it up.
+  const mode = req.parent.spec.color === 'first' ? 'ok' : modes.get(name) ?? 'ok';
+  calls.push({ parent: name, color: req.parent.spec.color, mode });
+  switch (mode) {
+    case 'http500':
+      return reply.code(500).type('text/plain').send('the hook exploded');
+    case 'badJson':
+      return reply.code(200).type('application/json').send('{"children": [');
+    case 'hang':
+      await hung;
+      return reply.code(503).send('released at the end of the run');
+    case 'throttleOnce':
+      modes.set(name, 'ok');
+      return reply.code(429).header('retry-after', '1').send('slow down');
+    case 'mismatch':
+      // A new child whose labels miss the parent's selector, and the existing child left out.
+      return answer(req.parent, { name: `${name}-stray`, owner: 'someone-else' });
+    default:
+      return answer(req.parent, { name: `${name}-config`, owner: name });
+  }
+}
+
+const controller = (name: ControllerName, url: string, timeout?: string): KubeObject => ({
+  apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
+  metadata: { name: `faults-${name}`, labels: { 'loom-test': LABEL } },
+  spec: {
+    parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: plural, labelSelector: { matchLabels: { 'fault-controller': name } } },
+    childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+    hooks: { sync: { webhook: { url, ...(timeout ? { timeout } : {}) } } },
+  },
+});
+
+beforeAll(async () => {
+  clients = await testClients();
+  namespace = await createTestNamespace(testKubeConfig(), 'faults');
+  await createParentCrd(clients, TEST_PARENT_KINDS.faulty);
+  hook = Fastify();
+  hook.post('/sync', (request, reply) => sync(request.body as SyncRequest, reply));
+  const url = `${await hook.listen({ host: '127.0.0.1', port: 0 })}/sync`;
+  loom = await startTestLoom(LABEL);
+  await clients.apply(controller('fast', url));
+  await clients.apply(controller('slow', url, '300ms'));
+});
+
+afterAll(async () => {
+  await loom?.stop();
+  releaseHung();
+  await hook?.close();
+});
+
+const parentRef = (name: string) => ({ apiVersion: `${TEST_GROUP}/v1`, kind, namespace, name });
+const configMapRef = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+
+function applyParent(name: string, color: string, via: ControllerName = 'fast'): Promise<KubeObject> {
+  return clients.apply({
+    ...parentRef(name),
+    metadata: { name, namespace, labels: { 'fault-controller': via } },
+    spec: { selector: { matchLabels: { faulty: name } }, color },
+  });
+}
+
+const colorOf = (obj: KubeObject | undefined): string | undefined =>
+  ((obj?.data ?? obj?.status) as { color?: string } | undefined)?.color;
+
+/** Waits until the parent's status and its child both show `color`; returns the child. */
+async function converged(name: string, color: string): Promise<KubeObject> {
+  return eventually(async () => {
+    const [parent, child] = await Promise.all([clients.writer.get(parentRef(name)), clients.writer.get(configMapRef(`${name}-config`))]);
+    return colorOf(parent) === color && colorOf(child) === color ? child : undefined;
+  }, `${name}: status and child showing ${color}`);
+}
+
+/** The hook creates the child normally; then it answers with `mode`, and the parent is touched. */
+async function establishThenBreak(name: string, mode: Mode, via: ControllerName = 'fast'): Promise<KubeObject> {
+  await applyParent(name, 'first', via);
+  const child = await converged(name, 'first');
+  modes.set(name, mode);
+  await applyParent(name, 'second', via);
+  return child;
+}
+
+/** Messages of the `SyncError` events recorded on parent `name`. */
+async function syncErrors(name: string): Promise<string[]> {
+  const list = await clients.client.request<{ items: { reason?: string; type?: string; message?: string; involvedObject: { kind?: string } }[] }>({
+    method: 'GET', path: `/api/v1/namespaces/${namespace}/events`, query: { fieldSelector: `involvedObject.name=${name}` },
+  });
+  return list.items.filter((e) => e.reason === 'SyncError' && e.type === 'Warning' && e.involvedObject.kind === kind).map((e) => e.message ?? '');
+}
+
+function syncErrorMatching(name: string, pattern: RegExp): Promise<string> {
+  return eventually(async () => (await syncErrors(name)).find((m) => pattern.test(m)), `a SyncError event on ${name} matching ${pattern}`);
+}
+
+/** The child the first, healthy sync created is still there, unchanged. */
+async function expectChildKept(before: KubeObject): Promise<void> {
+  const now = await clients.writer.get(configMapRef(before.metadata.name!));
+  expect(now?.metadata.uid).toBe(before.metadata.uid);
+  expect(now?.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  expect(now?.data).toEqual({ color: 'first' });
+}
+
+describe('CompositeController hook faults', () => {
+  it('keeps the children and records SyncError when the hook answers 500', async () => {
+    const child = await establishThenBreak('http500', 'http500');
+    const message = await syncErrorMatching('http500', /500/);
+    expect(message).toContain('the hook exploded');
+    await expectChildKept(child);
+  });
+
+  it('keeps the children and records SyncError when the hook answers invalid JSON', async () => {
+    const child = await establishThenBreak('bad-json', 'badJson');
+    await syncErrorMatching('bad-json', /invalid JSON/);
+    await expectChildKept(child);
+  });
+
+  it('keeps the children and records SyncError when the hook times out', async () => {
+    const child = await establishThenBreak('slow', 'hang', 'slow');
+    const message = await syncErrorMatching('slow', /timed out/);
+    expect(message).toContain('300 ms');
+    await expectChildKept(child);
+  });
+
+  it('retries after a 429 and applies the next answer, without a SyncError', async () => {
+    const before = await establishThenBreak('throttled', 'throttleOnce');
+    const after = await converged('throttled', 'second');
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    const secondCalls = calls.filter((c) => c.parent === 'throttled' && c.color === 'second');
+    expect(secondCalls[0]?.mode).toBe('throttleOnce');
+    expect(secondCalls.slice(1).map((c) => c.mode)).toContain('ok');
+    expect(await syncErrors('throttled')).toEqual([]);
+  });
+
+  it('fails the sync, writing nothing, when a desired child misses the parent selector', async () => {
+    const child = await establishThenBreak('mismatch', 'mismatch');
+    const message = await syncErrorMatching('mismatch', /selector/);
+    expect(message).toContain('mismatch-stray');
+    expect(message).toContain('faulty=mismatch');
+    await expectChildKept(child);
+    expect(await clients.writer.get(configMapRef('mismatch-stray'))).toBeUndefined();
+    const parent = await clients.writer.get(parentRef('mismatch'));
+    expect(colorOf(parent)).toBe('first');
+  });
+});
