@@ -53,12 +53,12 @@ function configMapFor(parent: HookRequest['parent']): KubeObject {
 
 /** Answers per route; every response keeps the same status so status writes do not cause extra syncs. */
 const answers: Record<string, (req: HookRequest) => object> = {
-  'resync/sync': () => ({ status: { phase: 'resyncing' }, children: [], resyncAfterSeconds: 0 }),
+  'resync/sync': () => ({ status: { phase: 'resyncing' }, children: [], resyncAfterSeconds: 1 }),
   'finalize/sync': () => ({ status: { phase: 'ok' }, children: [] }),
   'finalize/finalize': () => (finalizeState.finalized
     ? { status: { phase: 'ok' }, children: [], finalized: true }
     // Without an event, only the delayed resync calls the finalize hook again.
-    : { status: { phase: 'ok' }, children: [], finalized: false, resyncAfterSeconds: 0 }),
+    : { status: { phase: 'ok' }, children: [], finalized: false, resyncAfterSeconds: 1 }),
   'v1/sync': (req) => ({ status: { phase: 'ok' }, children: [configMapFor(req.parent)] }),
   'v2/sync': (req) => ({ status: { phase: 'ok' }, children: [configMapFor(req.parent)] }),
 };
@@ -102,7 +102,7 @@ beforeAll(async () => {
   loom = await startTestLoom(LABEL);
   await clients.apply(controller('resync', { sync: webhook('resync', 'sync') }));
   await clients.apply(controller('finalize', { sync: webhook('finalize', 'sync'), finalize: webhook('finalize', 'finalize') }));
-  await clients.apply(controller('v1', { sync: webhook('v1', 'sync', 'v2') }));
+  await clients.apply(controller('v1', { sync: webhook('v1', 'sync', 'v1') }));
   await clients.apply(controller('v2', { sync: webhook('v2', 'sync', 'v2') }));
 });
 

@@ -11,6 +11,6 @@ describe('hello hook', () => {
       children: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'earth-greeting' }, data: { greeting: 'Hello, Earth!' } }],
     });
     const after = await app.inject({ method: 'POST', url: '/sync', payload: { parent, children: { 'ConfigMap.v1': { 'earth-greeting': {} } } } });
-    expect((after.json() as { status: unknown }).status).toEqual({ greeting: 'Hello, Earth!', ready: true });
+    expect(after.json<{ status: unknown }>().status).toEqual({ greeting: 'Hello, Earth!', ready: true });
   });
 });

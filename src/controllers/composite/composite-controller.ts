@@ -4,7 +4,8 @@
  * drains the workers and lets go of the informers.
  */
 import { objectKey, type CompositeController } from '../../api/index.ts';
-import { finalizerName } from '../../core/index.ts';
+import { childRefOf, finalizerName } from '../../core/index.ts';
+import { childKey } from '../../apply/execute-plan.ts';
 import { errorChain, runWorkers, WorkQueue, type ReconcileOutcome } from '../../engine/index.ts';
 import type { InformerLease } from '../../kube/index.ts';
 import { resolveResource, type Host } from '../host.ts';
@@ -65,6 +66,8 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
   const unsubscribe = [
     parentLease!.informer.subscribe(parentHandler(routing)),
     ...childLeases.map((lease) => lease.informer.subscribe(childHandler(routing))),
+    // A deleted child's apply record can never match again; drop it so the map does not grow forever.
+    ...childLeases.map((lease) => lease.informer.subscribe({ onDelete: (child) => ctx.records.delete(childKey(childRefOf(child))) })),
   ];
   const untrack = host.metrics.trackQueue(ctx.labels, () => queue.len());
   const stopping = new AbortController();

@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from '../../api/index.ts';
 import { desiredStatus, statusChanged } from '../../core/index.ts';
-import type { Json } from '../../api/index.ts';
+import { groupOf, type Json } from '../../api/index.ts';
 import { isConflict, isNotFound } from '../../kube/index.ts';
 import type { CompositeContext } from './context.ts';
 
@@ -23,6 +23,9 @@ export async function setFinalizer(ctx: CompositeContext, parent: KubeObject, pr
  * synced again) are expected and dropped.
  */
 export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hookStatus: { [key: string]: Json } | null): Promise<void> {
+  // A built-in type's status belongs to Kubernetes' own controllers (a Namespace's phase, a
+  // Deployment's replicas): a hook that says nothing about status must not wipe it.
+  if (hookStatus === null && isBuiltInGroup(groupOf(ctx.parentType.apiVersion))) return;
   const status = desiredStatus({ hookStatus, generation: parent.metadata.generation });
   if (!statusChanged(parent.status, status)) return;
   if (!ctx.parentType.subresources.includes('status')) {
@@ -36,6 +39,14 @@ export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hoo
     if (isNotFound(err) || isConflict(err)) return;
     throw new Error('could not write the parent status', { cause: err });
   }
+}
+
+/**
+ * Kubernetes' own API groups: the core group, the unqualified ones (`apps`, `batch`, `policy`) and
+ * `*.k8s.io`. CRD groups must contain a dot and may not end in `.k8s.io` without approval.
+ */
+function isBuiltInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
 }
 
 function warnNoStatusOnce(ctx: CompositeContext, parent: KubeObject): void {
