@@ -62,7 +62,7 @@ export async function runLoom(options: RunLoomOptions): Promise<RunningLoom> {
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
   const informers = createInformerRegistry({ client, sleep: (ms, s) => clock.sleep(ms, s), logger });
   const host: Host = {
-    settings: { workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager },
+    settings: { workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager, cacheFlushIntervalMs: config.cacheFlushIntervalMs },
     ...discovery, informers, metrics, clock, logger,
     writer: createObjectWriter(client, (apiVersion, kind) => {
       const type = discovery.discovery().byKind(apiVersion, kind);

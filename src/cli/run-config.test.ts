@@ -7,7 +7,7 @@ const config = (...args: string[]) => runConfig(parseGoFlags(args, RUN_FLAG_SPEC
 describe('runConfig', () => {
   it("uses Metacontroller's defaults, with server-side apply and the loom field manager", () => {
     expect(config()).toEqual({
-      kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, clientQps: 5, clientBurst: 10,
+      kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25,
     });

@@ -77,6 +77,7 @@ export function runConfig(values: Values): LoomConfig {
     context: get(values, 'context') || undefined,
     workers: number(values, 'workers', 1),
     discoveryIntervalMs: withFlag('discovery-interval', () => parseDuration(get(values, 'discovery-interval'))),
+    cacheFlushIntervalMs: withFlag('cache-flush-interval', () => parseDuration(get(values, 'cache-flush-interval'))),
     clientQps: number(values, 'client-go-qps', 0.001),
     clientBurst: number(values, 'client-go-burst', 1),
     metricsAddress: withFlag('metrics-address', () => parseListenAddress(get(values, 'metrics-address'))),

@@ -15,6 +15,8 @@ export interface HostSettings {
   applyStrategy: ApplyStrategy;
   /** `--apply-strategy-ssa-field-manager`. */
   fieldManager: string;
+  /** `--cache-flush-interval`: every parent is synced again this often; `0` never. */
+  cacheFlushIntervalMs: number;
 }
 
 /** Shared by every controller engine of a host. */

@@ -22,7 +22,7 @@ export async function startTestLoom(label: string, overrides: Partial<LoomConfig
   const config: LoomConfig = {
     kubeconfig: inject('kubeconfigPath'),
     workers: 2, applyStrategy: 'server-side-apply', fieldManager: 'loom',
-    discoveryIntervalMs: 2_000, clientQps: 200, clientBurst: 400,
+    discoveryIntervalMs: 2_000, cacheFlushIntervalMs: 0, clientQps: 200, clientBurst: 400,
     metricsAddress: undefined, probeAddress: undefined,
     targetSelector: { matchLabels: { 'loom-test': label } },
     eventsQps: 1 / 300, eventsBurst: 25,

@@ -71,12 +71,20 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
   ];
   const untrack = host.metrics.trackQueue(ctx.labels, () => queue.len());
   const stopping = new AbortController();
+  let reconciles = 0;
+  // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one.
+  const reconcile = (key: string, signal: AbortSignal) =>
+    syncParent({ ...ctx, logger: ctx.logger.child({ key, reconcileId: ++reconciles }) }, key, signal);
   const workers = runWorkers({
     queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
-    reconciler: { reconcile: (key, signal) => syncParent(ctx, key, signal) },
+    reconciler: { reconcile },
     onOutcome: (outcome) => report(ctx, outcome),
   });
-  const resync = resyncLoop(ctx, queue, stopping.signal);
+  const period = controller.spec.resyncPeriodSeconds;
+  const resync = Promise.all([
+    resyncLoop(ctx, queue, period === undefined ? undefined : period * 1000, stopping.signal),
+    resyncLoop(ctx, queue, host.settings.cacheFlushIntervalMs, stopping.signal),
+  ]);
   ctx.logger.info({ parent: `${ctx.parentType.resource}.${ctx.parentType.apiVersion}`, children: ctx.children.length }, 'controller started');
   return {
     async stop() {
@@ -90,12 +98,14 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
   };
 }
 
-/** `resyncPeriodSeconds`: every period, every cached parent is synced again. */
-async function resyncLoop(ctx: CompositeContext, queue: WorkQueue, signal: AbortSignal): Promise<void> {
-  const period = ctx.controller.spec.resyncPeriodSeconds;
-  if (period === undefined) return;
+/**
+ * Re-enqueues every cached parent every `periodMs`: `resyncPeriodSeconds` of the controller, and the
+ * host's `--cache-flush-interval` (a safety net for anything a watch could have missed).
+ */
+async function resyncLoop(ctx: CompositeContext, queue: WorkQueue, periodMs: number | undefined, signal: AbortSignal): Promise<void> {
+  if (periodMs === undefined || periodMs <= 0) return;
   while (!signal.aborted) {
-    await ctx.host.clock.sleep(period * 1000, signal).catch(() => undefined);
+    await ctx.host.clock.sleep(periodMs, signal).catch(() => undefined);
     if (signal.aborted) return;
     for (const parent of ctx.parents.list()) queue.add(objectKey(parent.metadata.namespace, parent.metadata.name ?? ''));
   }

@@ -7,7 +7,7 @@
 import { decodeCompositeResponse, matchesSelector, responseModeOf, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
 import { executePlan, childKey } from '../../apply/execute-plan.ts';
 import {
-  afterFinalize, childRefOf, decideLifecycle, normaliseDesiredChildren, parentSelector, planChildren, sanitizeForApply, type ChildRef,
+  afterFinalize, childRefOf, decideLifecycle, fingerprintOf, normaliseDesiredChildren, parentSelector, planChildren, sanitizeForApply, type ChildRef,
 } from '../../core/index.ts';
 import { TerminalError, type ReconcileResult } from '../../engine/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
@@ -74,14 +74,26 @@ function desiredChildren(ctx: CompositeContext, parent: KubeObject, selector: La
   return ctx.host.settings.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
 }
 
-async function manageChildren(ctx: CompositeContext, desired: KubeObject[], observed: KubeObject[]): Promise<Error[]> {
+/**
+ * Desired children loom applied moments ago that its cache has not seen yet: applying them again
+ * would be a wasted write (and, without server-side apply, an AlreadyExists). Once the watch
+ * delivers them they are compared as usual; if one is deleted, its record goes with it.
+ */
+function awaitingCache(ctx: CompositeContext, desired: KubeObject, observed: ReadonlyMap<string, KubeObject>): boolean {
+  const key = childKey(childRefOf(desired));
+  if (observed.has(key)) return false;
+  return ctx.records.get(key)?.hash === fingerprintOf(desired);
+}
+
+async function manageChildren(ctx: CompositeContext, allDesired: KubeObject[], observed: KubeObject[]): Promise<Error[]> {
   const { applyStrategy, fieldManager } = ctx.host.settings;
+  const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
+  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(ctx, d, byRef)) : allDesired;
   const methodFor = (apiVersion: string, kind: string) =>
     ctx.children.find((c) => c.type.apiVersion === apiVersion && c.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
   const decisions = planChildren({
     desired, observed, methodFor, applyStrategy, lastApplied: (child) => ctx.records.get(childKey(childRefOf(child))),
   });
-  const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
   const outcomes = await executePlan({
     decisions, writer: ctx.host.writer, fieldManager, applyStrategy, records: ctx.records, logger: ctx.logger,
     observedOf: (ref: ChildRef) => byRef.get(childKey(ref)),
