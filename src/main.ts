@@ -4,9 +4,9 @@
  */
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
-import { runMetaController } from './controllers/meta-controller.ts';
-import { eventFilter } from './controllers/event-filter.ts';
-import type { Host, HostSettings } from './controllers/host.ts';
+import {
+  acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, type Host, type HostSettings,
+} from './controllers/index.ts';
 import { systemClock, TokenBucket, type Clock } from './engine/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig,
@@ -28,6 +28,8 @@ export interface LoomConfig extends HostSettings {
   targetSelector?: LabelSelector | undefined;
   eventsQps: number;
   eventsBurst: number;
+  /** `--leader-election`: the Lease to hold before running controllers; absent = always lead. */
+  leaderElection?: { namespace: string; name: string; identity: string } | undefined;
 }
 
 /** What the caller may want back from a running host (ports actually bound, for tests). */
@@ -51,7 +53,21 @@ export interface RunLoomOptions {
 
 /** Connects, starts the servers and the controllers; everything stops when `signal` aborts. */
 export async function runLoom(options: RunLoomOptions): Promise<RunningLoom> {
-  const { config, logger, signal, clock = systemClock } = options;
+  // One lifetime for everything started here: the caller's signal ends it, and so does a failure
+  // half-way through start-up — otherwise a server already listening would keep a broken process alive.
+  const life = new AbortController();
+  options.signal.addEventListener('abort', () => life.abort(options.signal.reason), { once: true });
+  try {
+    const started = await start(options, life.signal);
+    return { ...started, done: started.done.finally(() => life.abort()) };
+  } catch (err) {
+    life.abort(err);
+    throw err;
+  }
+}
+
+async function start(options: RunLoomOptions, signal: AbortSignal): Promise<RunningLoom> {
+  const { config, logger, clock = systemClock } = options;
   const metrics = createMetrics();
   const bucket = new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst });
   const client = createRestClient({
@@ -78,9 +94,35 @@ export async function runLoom(options: RunLoomOptions): Promise<RunningLoom> {
     notReadyReason: () => informers.unsynced().map((t) => `${t} not synced`).join(', ') || undefined,
   }), config.probeAddress, signal);
   const metricsPort = config.metricsAddress && await serveUntil(metricsApp(metrics.registry), config.metricsAddress, signal);
-  const done = runMetaController({ host, targetSelector: config.targetSelector }, signal);
+  const done = runControllers({ host, config, signal });
   logger.info({ server: client.server, applyStrategy: config.applyStrategy, workers: config.workers }, 'loom is running');
   return { metricsPort, probePort, done };
+}
+
+interface RunControllersInput {
+  host: Host;
+  config: LoomConfig;
+  signal: AbortSignal;
+}
+
+/**
+ * Runs the controllers — right away, or once this replica holds the leader lease. Shutdown order
+ * matters: controllers drain first, then the lease is released, so two leaders never overlap. A lost
+ * lease stops the controllers and rejects, so the process exits and a restart rejoins the election.
+ */
+async function runControllers({ host, config, signal }: RunControllersInput): Promise<void> {
+  const meta = { host, targetSelector: config.targetSelector };
+  if (!config.leaderElection) return runMetaController(meta, signal);
+  const election = { ...config.leaderElection, writer: host.writer, clock: host.clock, logger: host.logger };
+  if (!(await acquireLeadership(election, signal))) return;
+  const controllers = new AbortController();
+  signal.addEventListener('abort', () => controllers.abort(), { once: true });
+  const running = runMetaController(meta, controllers.signal);
+  const outcome = await holdLeadership(election, signal);
+  controllers.abort();
+  await running;
+  if (outcome === 'lost') throw new Error('lost the leader lease; stopping so that a restart rejoins the election');
+  await releaseLeadership(election);
 }
 
 interface DiscoveryLoopInput {

@@ -4,9 +4,9 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
-import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';
-import { appliedRecordOf, canonicalJson, type AppliedRecord } from '../core/applied-fingerprint.ts';
-import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/child-plan.ts';
+import { LAST_APPLIED_ANNOTATION } from '../api/index.ts';
+import { appliedRecordOf, canonicalJson, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
+import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, KubeApiError, type ObjectWriter } from '../kube/index.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
@@ -45,10 +45,12 @@ export function childKey(child: ChildRef): string {
 
 const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
 
-/** Fields the server sets on every write; they say nothing about whether content changed. */
+/**
+ * An object without status and server-set metadata (contract §4.3's sanitising), so a dry run is
+ * compared on content: a status update by the child's own controller is no reason to recreate it.
+ */
 function comparable(obj: KubeObject): string {
-  const { resourceVersion: _rv, managedFields: _mf, generation: _g, ...metadata } = obj.metadata;
-  return canonicalJson({ ...obj, metadata });
+  return canonicalJson(sanitizeForApply(obj));
 }
 
 async function applyAndRecord(options: ExecutePlanOptions, child: ChildRef, object: KubeObject, fingerprint: string): Promise<void> {
@@ -72,7 +74,13 @@ async function recreateAfterDryRun(options: ExecutePlanOptions, decision: Extrac
     }
     throw err;
   }
-  if (observed && comparable(dryRun) === comparable(observed)) return false;
+  if (observed && dryRun.metadata.uid === observed.metadata.uid && comparable(dryRun) === comparable(observed)) {
+    // Nothing to recreate. Remember it, so the next sync skips even the dry run.
+    const record = appliedRecordOf(observed, fingerprintOf(decision.desired));
+    if (record) options.records.set(childKey(decision.child), record);
+    return false;
+  }
+  options.records.delete(childKey(decision.child));
   return options.writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
 }
 
@@ -107,7 +115,6 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
       await update(options, decision);
       return true;
     case 'recreate':
-      options.records.delete(childKey(decision.child));
       if (options.applyStrategy === 'server-side-apply') return recreateAfterDryRun(options, decision);
       return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
   }

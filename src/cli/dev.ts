@@ -43,7 +43,8 @@ async function applyExample(kubeconfigPath: string, hookUrl: string): Promise<vo
 /** Runs until `signal` aborts. */
 export async function runDev({ logger, signal, out, config }: DevOptions): Promise<void> {
   logger.info('starting the local control plane (the first run builds it from Go modules: about 5 minutes)');
-  const plane = await startControlPlane({ logger, signal, crds: [...(await crdManifests()), await yamlOf('crd.yaml')] });
+  // No exit guards: Ctrl-C aborts `signal`, loom drains, and the `finally` below stops the plane last.
+  const plane = await startControlPlane({ logger, signal, guardExit: false, crds: [...(await crdManifests()), await yamlOf('crd.yaml')] });
   const hook = helloHook();
   try {
     const hookUrl = await hook.listen({ host: '127.0.0.1', port: 0 });

@@ -3,6 +3,9 @@
  * The `loom` command. The CLI's composition root: reads argv and the environment (nowhere else
  * does), builds the logger, and hands each command what it needs.
  */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { runLoom } from '../main.ts';
 import { createRestClient, loadKubeConfig } from '../kube/index.ts';
@@ -11,7 +14,7 @@ import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
-import { logLevel, RUN_FLAG_SPEC, RUN_FLAGS, runConfig } from './run-config.ts';
+import { logLevel, RUN_FLAG_SPEC, RUN_FLAGS, runConfig, type ReplicaIdentity } from './run-config.ts';
 
 const USAGE = `usage: loom <command> [flags]
 
@@ -34,6 +37,14 @@ function abortOnSignals(): AbortSignal {
   return controller.signal;
 }
 
+const POD_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+/** Hostname plus a random suffix (client-go's convention), and the pod's namespace in a cluster. */
+async function replicaIdentity(): Promise<ReplicaIdentity> {
+  const podNamespace = await readFile(POD_NAMESPACE_FILE, 'utf8').then((t) => t.trim(), () => undefined);
+  return { identity: `${hostname()}_${randomUUID()}`, podNamespace };
+}
+
 function logger(level: string): Logger {
   return pino({ level }, pino.destination(2));
 }
@@ -42,7 +53,7 @@ async function command(name: string, values: ReadonlyMap<string, string>): Promi
   const level = logLevel(values, process.env.LOOM_LOG_LEVEL ?? 'info');
   switch (name) {
     case 'run': {
-      const running = await runLoom({ config: runConfig(values), logger: logger(level), signal: abortOnSignals() });
+      const running = await runLoom({ config: runConfig(values, await replicaIdentity()), logger: logger(level), signal: abortOnSignals() });
       await running.done;
       return 0;
     }

@@ -9,7 +9,7 @@ describe('runConfig', () => {
     expect(config()).toEqual({
       kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
-      applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25,
+      applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
     });
   });
 
@@ -28,9 +28,18 @@ describe('runConfig', () => {
     [['--discovery-interval', 'soon'], '--discovery-interval:'],
     [['--metrics-address', '9999'], '--metrics-address:'],
     [['--target-label-selector', 'a=b=c'], '--target-label-selector:'],
-    [['--leader-election'], 'leader election is not implemented yet'],
+    [['--leader-election'], '--leader-election-namespace is required outside a cluster'],
+    [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
   ])('names the flag in the error for %j', (args, message) => {
     expect(() => config(...args)).toThrow(message);
+  });
+});
+
+describe('leader election flags', () => {
+  it('take the lease name from --leader-election-id and the namespace from the flag or the pod', () => {
+    const values = parseGoFlags(['--leader-election', '--leader-election-id', 'loom-a'], RUN_FLAG_SPEC).values;
+    expect(runConfig(values, { identity: 'pod-1', podNamespace: 'loom-system' }).leaderElection)
+      .toEqual({ namespace: 'loom-system', name: 'loom-a', identity: 'pod-1' });
   });
 });
 

@@ -66,11 +66,24 @@ function applyStrategy(values: Values): LoomConfig['applyStrategy'] {
   throw new FlagError(`--apply-strategy: "${value}" is not one of server-side-apply, dynamic-apply`);
 }
 
+/** Where this replica is, for leader election: its identity and, in a cluster, its namespace. */
+export interface ReplicaIdentity {
+  identity: string;
+  /** The pod's namespace when running in a cluster (from the service-account mount). */
+  podNamespace?: string | undefined;
+}
+
+function leaderElection(values: Values, replica: ReplicaIdentity): LoomConfig['leaderElection'] {
+  if (get(values, 'leader-election') !== 'true') return undefined;
+  const lock = get(values, 'leader-election-resource-lock');
+  if (lock !== 'leases') throw new FlagError(`--leader-election-resource-lock: "${lock}" is not supported; use leases`);
+  const namespace = get(values, 'leader-election-namespace') || replica.podNamespace;
+  if (!namespace) throw new FlagError('--leader-election-namespace is required outside a cluster');
+  return { namespace, name: get(values, 'leader-election-id'), identity: replica.identity };
+}
+
 /** Builds the configuration; throws {@link FlagError} for the first invalid flag. */
-export function runConfig(values: Values): LoomConfig {
-  if (get(values, 'leader-election') === 'true') {
-    throw new FlagError('--leader-election: leader election is not implemented yet; run a single replica');
-  }
+export function runConfig(values: Values, replica: ReplicaIdentity = { identity: 'loom' }): LoomConfig {
   const selector = get(values, 'target-label-selector');
   return {
     kubeconfig: get(values, 'kubeconfig') || undefined,
@@ -87,6 +100,7 @@ export function runConfig(values: Values): LoomConfig {
     fieldManager: get(values, 'apply-strategy-ssa-field-manager'),
     eventsQps: number(values, 'events-qps', 0),
     eventsBurst: number(values, 'events-burst', 0),
+    leaderElection: leaderElection(values, replica),
   };
 }
 

@@ -17,6 +17,8 @@ export interface MetaControllerOptions {
   targetSelector?: LabelSelector | undefined;
 }
 
+const META_WORKERS = 4;
+
 interface Engine {
   uid: string | undefined;
   generation: number | undefined;
@@ -36,9 +38,11 @@ export async function runMetaController(options: MetaControllerOptions, signal: 
     onUpdate: (_p, o) => queue.add(o.metadata.name ?? ''),
     onDelete: (o) => queue.add(o.metadata.name ?? ''),
   });
-  const reconcile = (name: string): Promise<ReconcileResult> => reconcileController({ ...options, engines, get: () => lease.informer.store.get(name) }, name);
+  const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> =>
+    reconcileController({ ...options, engines, signal: reconcileSignal, get: () => lease.informer.store.get(name) }, name);
   await runWorkers({
-    queue, workers: 1, signal, clock: host.clock, reconciler: { reconcile },
+    // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
+    queue, workers: META_WORKERS, signal, reconcileSignal: signal, clock: host.clock, reconciler: { reconcile },
     onOutcome: (o) => o.error !== undefined && host.logger.warn({ controller: o.key, err: o.error }, 'controller not running'),
   });
   off();
@@ -62,6 +66,7 @@ async function waitForResource(host: Host, resource: string, signal: AbortSignal
 
 interface ReconcileInput extends MetaControllerOptions {
   engines: Map<string, Engine>;
+  signal: AbortSignal;
   get(): KubeObject | undefined;
 }
 
@@ -94,7 +99,7 @@ async function reconcileController(input: ReconcileInput, name: string): Promise
   }
   host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
   try {
-    engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running: await startCompositeController(host, parsed.value) });
+    engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running: await startCompositeController(host, parsed.value, input.signal) });
   } catch (err) {
     host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${errorChain(err).join(': ')}` });
     // A resource missing from discovery may be a CRD applied a moment ago: look again before the retry.

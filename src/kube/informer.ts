@@ -59,8 +59,16 @@ export function createInformer(options: InformerOptions): Informer {
   let markSynced = (): void => {};
   const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
 
+  // A throwing handler must not cost the others the event (the store has already moved on).
+  const safely = (handler: InformerHandler, call: (h: InformerHandler) => void): void => {
+    try {
+      call(handler);
+    } catch (err) {
+      logger.error({ err, resource: path }, 'an informer handler threw');
+    }
+  };
   const emit = (call: (h: InformerHandler) => void): void => {
-    for (const handler of handlers) call(handler);
+    for (const handler of handlers) safely(handler, call);
   };
   const upsert = (obj: KubeObject): void => {
     const previous = store.upsert(obj);
@@ -139,7 +147,7 @@ export function createInformer(options: InformerOptions): Informer {
     whenSynced: () => syncedPromise,
     subscribe(handler) {
       handlers.add(handler);
-      for (const obj of store.list()) handler.onAdd?.(obj);
+      for (const obj of store.list()) safely(handler, (h) => h.onAdd?.(obj));
       return () => handlers.delete(handler);
     },
     run,

@@ -93,6 +93,9 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
   throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
 }
 
+/** Upper bound of one non-watch request, body included. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
 /** Creates a client for the kubeconfig's current context. */
 export function createRestClient(options: RestClientOptions): RestClient {
   const { kubeConfig, throttle, observe } = options;
@@ -128,7 +131,9 @@ export function createRestClient(options: RestClientOptions): RestClient {
   };
 
   const request = async <T>(req: RestRequest): Promise<T> => {
-    const res = await send(req, {});
+    // Every call is bounded: a request the server never answers must not hold a worker forever.
+    const bounded = AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), ...(req.signal ? [req.signal] : [])]);
+    const res = await send({ ...req, signal: bounded }, {});
     const text = await readBody(res);
     const status = res.statusCode ?? 0;
     observe?.({ method: req.method, path: req.path, status });

@@ -9,7 +9,7 @@ import type { ListenAddress } from './listen-address.ts';
 
 /** What the probe server answers from. */
 export interface ProbeState {
-  /** Ready = every store synced and every controller started; the reason when not. */
+  /** Ready = every informer cache has completed its first list; otherwise the reason. */
   notReadyReason(): string | undefined;
 }
 

@@ -4,7 +4,8 @@
  * A failed adoption or release is logged and skipped: the next sync tries again.
  */
 import type { KubeObject, LabelSelector } from '../../api/index.ts';
-import { adoptedChild, claimChildren, releasedChild } from '../../core/index.ts';
+import { adoptedChild, childRefOf, claimChildren, releasedChild } from '../../core/index.ts';
+import { childKey } from '../../apply/index.ts';
 import type { CompositeContext } from './context.ts';
 
 /** The children this sync may show the hook and manage. */
@@ -24,7 +25,11 @@ export async function claimForParent(ctx: CompositeContext, parent: KubeObject, 
       const adopted = await write(ctx, 'adopt', adoptedChild({ parent, child: orphan }));
       if (adopted) claimed.push(adopted);
     }
-    for (const stale of result.release) await write(ctx, 'release', releasedChild({ parent, child: stale }));
+    for (const stale of result.release) {
+      // Its apply record must not vouch for it any more: if the hook still wants it, apply it again.
+      ctx.records.delete(childKey(childRefOf(stale)));
+      await write(ctx, 'release', releasedChild({ parent, child: stale }));
+    }
   }
   return claimed;
 }

@@ -5,7 +5,7 @@
  */
 import { objectKey, type CompositeController } from '../../api/index.ts';
 import { childRefOf, finalizerName } from '../../core/index.ts';
-import { childKey } from '../../apply/execute-plan.ts';
+import { childKey } from '../../apply/index.ts';
 import { errorChain, runWorkers, WorkQueue, type ReconcileOutcome } from '../../engine/index.ts';
 import type { InformerLease } from '../../kube/index.ts';
 import { resolveResource, type Host } from '../host.ts';
@@ -22,11 +22,16 @@ export interface RunningController {
 
 const CONTROLLER_TYPE = 'CompositeController';
 
+/** How long a controller's caches may take to fill before its start fails (and is retried). */
+const CACHE_SYNC_TIMEOUT_MS = 60_000;
+
 /**
- * Starts `controller`. Throws `ResourceNotFoundError` while discovery lacks a named resource (the
- * caller retries), and any hook-construction error (a bad webhook URL) as is.
+ * Starts `controller`. Throws `ResourceNotFoundError` while discovery lacks a named resource, and a
+ * timeout when its caches do not fill (loom may not list the type: RBAC, a broken conversion
+ * webhook) — both retried by the caller — and any hook-construction error (a bad webhook URL) as is.
+ * Aborting `signal` abandons the start.
  */
-export async function startCompositeController(host: Host, controller: CompositeController): Promise<RunningController> {
+export async function startCompositeController(host: Host, controller: CompositeController, signal: AbortSignal): Promise<RunningController> {
   const { spec } = controller;
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
@@ -48,8 +53,26 @@ export async function startCompositeController(host: Host, controller: Composite
     records: new Map(),
     warnedNoStatus: { value: false },
   };
-  await Promise.all(leases.map((lease) => lease.informer.whenSynced()));
+  try {
+    await waitForCaches(host, leases, signal);
+  } catch (err) {
+    for (const lease of leases) lease.release();
+    throw err;
+  }
   return run(ctx, leases);
+}
+
+async function waitForCaches(host: Host, leases: InformerLease[], signal: AbortSignal): Promise<void> {
+  const giveUp = new AbortController();
+  const abandon = AbortSignal.any([signal, giveUp.signal]);
+  const synced = Promise.all(leases.map((lease) => lease.informer.whenSynced()));
+  const timeout = host.clock.sleep(CACHE_SYNC_TIMEOUT_MS, abandon).then(() => 'timeout' as const, () => 'aborted' as const);
+  const outcome = await Promise.race([synced.then(() => 'synced' as const), timeout]);
+  giveUp.abort();
+  if (outcome === 'synced') return;
+  const pending = leases.filter((l) => !l.informer.hasSynced()).map((l) => `${l.informer.type.resource}.${l.informer.type.apiVersion}`);
+  signal.throwIfAborted();
+  throw new Error(`the caches of ${pending.join(', ')} did not fill within ${CACHE_SYNC_TIMEOUT_MS / 1000} s (can loom list them?)`);
 }
 
 function run(ctx: CompositeContext, leases: InformerLease[]): RunningController {
@@ -76,7 +99,8 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
   const reconcile = (key: string, signal: AbortSignal) =>
     syncParent({ ...ctx, logger: ctx.logger.child({ key, reconcileId: ++reconciles }) }, key, signal);
   const workers = runWorkers({
-    queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
+    // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
+    queue, workers: host.settings.workers, signal: stopping.signal, reconcileSignal: stopping.signal, clock: host.clock,
     reconciler: { reconcile },
     onOutcome: (outcome) => report(ctx, outcome),
   });

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { ChildResourceRule, CompositeController } from '../../api/index.ts';
-import type { AppliedRecords } from '../../apply/execute-plan.ts';
+import type { AppliedRecords } from '../../apply/index.ts';
 import type { HookRunner } from '../../hooks/index.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
 import type { ControllerLabels } from '../../server/metrics.ts';

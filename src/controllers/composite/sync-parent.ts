@@ -1,11 +1,12 @@
 /**
  * One sync of one CompositeController parent — the reconcile (contract §3.2, §4, §5): finalizer,
- * claim, hook, validation of the desired children, child writes, status. Reads come from the caches;
- * the only uncached read is the parent check before an adoption. Nothing is written before the
- * hook's answer has been validated, so a failing or garbled hook never deletes a child.
+ * claim (adopt/release), hook, validation of the desired children, child writes, status. Reads come
+ * from the caches; the only uncached read is the parent check before an adoption. No child is
+ * created, changed or deleted before the hook's answer has been validated, so a failing or garbled
+ * hook never deletes a child.
  */
-import { decodeCompositeResponse, matchesSelector, responseModeOf, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
-import { executePlan, childKey } from '../../apply/execute-plan.ts';
+import { decodeCompositeResponse, matchesSelector, objectKey, responseModeOf, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
+import { executePlan, childKey } from '../../apply/index.ts';
 import {
   afterFinalize, childRefOf, decideLifecycle, fingerprintOf, normaliseDesiredChildren, parentSelector, planChildren, sanitizeForApply, type ChildRef,
 } from '../../core/index.ts';
@@ -25,8 +26,10 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
     matchesParentSelector: labelSelector === undefined || matchesSelector(labelSelector, cached.metadata.labels),
   });
   if (lifecycle.hook === 'none') return {};
+  // The selector is checked before the finalizer is added: a parent whose selector can never work must
+  // not get a finalizer that would hold its deletion forever.
+  const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   let parent = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
-  const selector = parentSelector({ parent, generateSelector: spec.generateSelector });
   const claimed = await claimForParent(ctx, parent, selector);
   const finalizing = lifecycle.hook === 'finalize';
   const response = await callHook(ctx, { parent, claimed, finalizing }, signal);
@@ -76,19 +79,20 @@ function desiredChildren(ctx: CompositeContext, parent: KubeObject, selector: La
 
 /**
  * Desired children loom applied moments ago that its cache has not seen yet: applying them again
- * would be a wasted write (and, without server-side apply, an AlreadyExists). Once the watch
- * delivers them they are compared as usual; if one is deleted, its record goes with it.
+ * would be a wasted write. Only a child absent from its type's whole cache counts — one that is cached
+ * but not claimed (released, say) is applied as usual. Once the watch delivers it, it is compared as
+ * usual; if it is deleted, its record goes with it.
  */
-function awaitingCache(ctx: CompositeContext, desired: KubeObject, observed: ReadonlyMap<string, KubeObject>): boolean {
-  const key = childKey(childRefOf(desired));
-  if (observed.has(key)) return false;
-  return ctx.records.get(key)?.hash === fingerprintOf(desired);
+function awaitingCache(ctx: CompositeContext, desired: KubeObject): boolean {
+  const store = ctx.children.find((c) => c.type.apiVersion === desired.apiVersion && c.type.kind === desired.kind)?.store;
+  if (!store || store.get(objectKey(desired.metadata.namespace, desired.metadata.name ?? ''))) return false;
+  return ctx.records.get(childKey(childRefOf(desired)))?.hash === fingerprintOf(desired);
 }
 
 async function manageChildren(ctx: CompositeContext, allDesired: KubeObject[], observed: KubeObject[]): Promise<Error[]> {
   const { applyStrategy, fieldManager } = ctx.host.settings;
   const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
-  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(ctx, d, byRef)) : allDesired;
+  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(ctx, d)) : allDesired;
   const methodFor = (apiVersion: string, kind: string) =>
     ctx.children.find((c) => c.type.apiVersion === apiVersion && c.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
   const decisions = planChildren({

@@ -1,0 +1,5 @@
+/**
+ * Carries out child plans through `kube/`, past failures. What crosses the boundary: `executePlan`,
+ * its outcome type, the apply-record store it keeps, and the key of a child in that store.
+ */
+export { executePlan, childKey, type AppliedRecords, type ChildOutcome, type ExecutePlanOptions } from './execute-plan.ts';
