@@ -6,8 +6,8 @@
 import { objectKey, type CompositeController } from '../../api/index.ts';
 import { childRefOf, finalizerName } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
-import { errorChain, runWorkers, WorkQueue, type ReconcileOutcome } from '../../engine/index.ts';
-import type { InformerLease } from '../../kube/index.ts';
+import { errorChain, RetryAfterError, runWorkers, WorkQueue, type ReconcileOutcome } from '../../engine/index.ts';
+import { isConflict, KubeApiError, type InformerLease } from '../../kube/index.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { runnerFor } from '../hook-runners.ts';
 import type { CompositeContext } from './context.ts';
@@ -97,7 +97,7 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
   let reconciles = 0;
   // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one.
   const reconcile = (key: string, signal: AbortSignal) =>
-    syncParent({ ...ctx, logger: ctx.logger.child({ key, reconcileId: ++reconciles }) }, key, signal);
+    syncParent({ ...ctx, logger: ctx.logger.child({ key, reconcileId: ++reconciles }) }, key, signal).catch(quietRetries);
   const workers = runWorkers({
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
     queue, workers: host.settings.workers, signal: stopping.signal, reconcileSignal: stopping.signal, clock: host.clock,
@@ -133,6 +133,18 @@ async function resyncLoop(ctx: CompositeContext, queue: WorkQueue, periodMs: num
     if (signal.aborted) return;
     for (const parent of ctx.parents.list()) queue.add(objectKey(parent.metadata.namespace, parent.metadata.name ?? ''));
   }
+}
+
+/**
+ * API answers that mean "not now" rather than "wrong": a Conflict (our cache was behind; the newer
+ * object is on its way through the watch) and a 429 from the API server's own rate limiting. They are
+ * retried after a short delay without a `SyncError` event or growing backoff.
+ */
+function quietRetries(err: unknown): never {
+  if (err instanceof KubeApiError && (isConflict(err) || err.status === 429)) {
+    throw new RetryAfterError(`API answered ${err.status} ${err.reason}; retrying`, { retryAfterMs: (err.retryAfterSeconds ?? 1) * 1000, cause: err });
+  }
+  throw err;
 }
 
 /** Metrics for every reconcile; a log line and a `SyncError` event on the parent for each failure. */

@@ -1,0 +1,57 @@
+/**
+ * `loom dev` end to end, as `make run` starts it: a second control plane, loom's CRDs, the hello
+ * example and its hook; applying the example parent yields its ConfigMap and status; Ctrl-C (SIGINT,
+ * sent by PID) stops everything and removes the run directory.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { load } from 'js-yaml';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { createObjectWriter, createRestClient, discover, loadKubeConfig } from '../src/kube/index.ts';
+import { eventually } from './support/cluster.ts';
+
+let dev: ChildProcess | undefined;
+
+afterAll(() => {
+  if (dev?.exitCode === null) dev.kill('SIGKILL');
+});
+
+function startDev(): Promise<{ kubeconfig: string; runDir: string }> {
+  dev = spawn(process.execPath, ['src/cli/main.ts', 'dev', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    dev!.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const kubeconfig = /kubeconfig: (\S+)/.exec(out)?.[1];
+      const runDir = /removes (\S+)/.exec(out)?.[1];
+      if (kubeconfig && runDir) resolve({ kubeconfig, runDir });
+    });
+    dev!.once('exit', (code) => reject(new Error(`loom dev exited early with ${code}: ${out}`)));
+  });
+}
+
+describe('loom dev', () => {
+  it('runs the hello example until Ctrl-C', async () => {
+    const { kubeconfig, runDir } = await startDev();
+    const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfig }) });
+    const snapshot = await discover(client);
+    const writer = createObjectWriter(client, (apiVersion, kind) => snapshot.byKind(apiVersion, kind)!);
+    const hello = load(await readFile('examples/hello/hello.yaml', 'utf8')) as KubeObject;
+    await writer.apply(hello, { fieldManager: 'test' });
+
+    const greeting = await eventually(() => writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'world-greeting' }), 'the greeting ConfigMap');
+    expect(greeting.data).toEqual({ greeting: 'Hello, world!' });
+    const status = await eventually(async () => {
+      const parent = await writer.get({ apiVersion: hello.apiVersion, kind: hello.kind, namespace: 'default', name: 'world' });
+      return (parent?.status as { ready?: boolean } | undefined)?.ready ? parent?.status : undefined;
+    }, 'the status to say ready');
+    expect(status).toEqual({ greeting: 'Hello, world!', ready: true, observedGeneration: 1 });
+
+    const exited = new Promise<number | null>((resolve) => dev!.once('exit', resolve));
+    dev!.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(existsSync(runDir)).toBe(false);
+  });
+});
