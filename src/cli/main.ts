@@ -14,6 +14,7 @@ import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
+import { formatValidation, validateFiles } from './validate.ts';
 import { logLevel, RUN_FLAG_SPEC, RUN_FLAGS, runConfig, type ReplicaIdentity } from './run-config.ts';
 
 const USAGE = `usage: loom <command> [flags]
@@ -21,6 +22,8 @@ const USAGE = `usage: loom <command> [flags]
 commands:
   run            run the controller host against a cluster (Metacontroller's flags; see README)
   install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
+  validate FILE… check controller manifests offline (schema, hook form, JSONata syntax, field
+                 references); prints \`file: path: message\`, exits 1 on any problem
   dev            start a local control plane, install the CRDs and the hello example, run loom
                  against it, and keep everything running until Ctrl-C
 
@@ -49,7 +52,7 @@ function logger(level: string): Logger {
   return pino({ level }, pino.destination(2));
 }
 
-async function command(name: string, values: ReadonlyMap<string, string>): Promise<number> {
+async function command(name: string, values: ReadonlyMap<string, string>, args: readonly string[]): Promise<number> {
   const level = logLevel(values, process.env.LOOM_LOG_LEVEL ?? 'info');
   switch (name) {
     case 'run': {
@@ -62,6 +65,15 @@ async function command(name: string, values: ReadonlyMap<string, string>): Promi
       const names = await installCrds(client, systemClock, values.get('apply-strategy-ssa-field-manager') ?? 'loom');
       process.stdout.write(names.map((n) => `customresourcedefinition ${n} applied\n`).join(''));
       return 0;
+    }
+    case 'validate': {
+      if (args.length === 0) {
+        process.stderr.write('usage: loom validate FILE…\n');
+        return 2;
+      }
+      const result = await validateFiles(args);
+      process.stdout.write(formatValidation(result));
+      return result.problems.length > 0 ? 1 : 0;
     }
     case 'dev':
       await runDev({ logger: logger(level), signal: abortOnSignals(), out: process.stdout, config: runConfig(values) });
@@ -78,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const { values, positionals } = parseGoFlags(argv, RUN_FLAG_SPEC);
-  return command(positionals[0] ?? '', values);
+  return command(positionals[0] ?? '', values, positionals.slice(1));
 }
 
 main(process.argv.slice(2)).then(

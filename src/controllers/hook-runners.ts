@@ -1,8 +1,10 @@
 /**
- * Builds the runner for a hook spec. Webhooks today; the JSONata runner plugs in here.
+ * Builds the runner for a hook spec: a webhook, or a JSONata expression (inline or from a ConfigMap)
+ * compiled once per controller start.
  */
 import type { Hook } from '../api/index.ts';
-import { createWebhookRunner, HookRetryAfterError, webhookUrl, type HookKind, type HookRunner } from '../hooks/index.ts';
+import { compileJsonataHook, createWebhookRunner, HookRetryAfterError, webhookUrl, type HookKind, type HookRunner } from '../hooks/index.ts';
+import type { ExpressionSources } from './expression-sources.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { Host } from './host.ts';
 import type { ControllerLabels } from '../server/metrics.ts';
@@ -14,15 +16,29 @@ export interface HookIdentity {
 }
 
 /**
- * A runner for `hook`. A 429 from the hook becomes the engine's {@link RetryAfterError}, so the key
- * is retried after `Retry-After` without counting as a failure.
+ * A runner for a JSONata hook. Throws `JsonataCompileError` (with line and column) for an expression
+ * that does not compile: the controller does not start.
  */
-export function runnerFor(host: Host, spec: Hook, id: HookIdentity): HookRunner {
-  if (!spec.webhook) throw new Error(`${id.hook} hook: JSONata hooks are not supported yet`);
-  const url = webhookUrl(spec.webhook);
+async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<HookRunner> {
+  const jsonata = spec.jsonata!;
+  const expression = jsonata.expression ?? (await sources.read(jsonata.configMapRef));
+  return compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock });
+}
+
+/** The runner of any hook spec. */
+export async function runnerFor(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<HookRunner> {
+  return spec.jsonata ? jsonataRunner(host, spec, id, sources) : webhookRunner(host, spec, id);
+}
+
+/**
+ * A webhook runner. A 429 from the hook becomes the engine's {@link RetryAfterError}, so the key is
+ * retried after `Retry-After` without counting as a failure.
+ */
+function webhookRunner(host: Host, spec: Hook, id: HookIdentity): HookRunner {
+  const url = webhookUrl(spec.webhook!);
   const runner = createWebhookRunner({
     url,
-    timeoutMs: spec.webhook.timeoutMs,
+    timeoutMs: spec.webhook!.timeoutMs,
     hook: id.hook,
     clock: host.clock,
     observer: host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller }),

@@ -1,13 +1,18 @@
 /**
  * Runs the controller objects themselves: watches CompositeControllers and keeps one engine running
- * per object that matches `--target-label-selector`, restarting it when its spec (generation)
- * changes and stopping it when the object goes. A manifest that does not parse, or that names a
- * resource discovery does not serve yet, gets a `CreateError` event; the latter is retried with
- * backoff and never given up on (a controller may be applied together with the CRD it names).
+ * per object that matches `--target-label-selector`, restarting it when its spec (generation) or a
+ * ConfigMap-held expression changes and stopping it when the object goes. A controller that cannot
+ * start gets a `CreateError` event and a `Ready=False` condition saying why (loom's addition:
+ * Metacontroller leaves the status empty); one that runs gets `Ready=True`. A resource discovery does
+ * not serve yet is retried with backoff and never given up on (a controller may be applied together
+ * with the CRD it names).
  */
-import { GROUP_VERSION, matchesSelector, parseCompositeController, type KubeObject, type LabelSelector } from '../api/index.ts';
+import { GROUP_VERSION, matchesSelector, parseCompositeController, type CompositeController, type KubeObject, type LabelSelector } from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
 import { startCompositeController, type RunningController } from './composite/composite-controller.ts';
+import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
+import { setReady } from './controller-status.ts';
+import { JsonataCompileError } from '../hooks/index.ts';
 import { resolveResource, ResourceNotFoundError, type Host } from './host.ts';
 
 /** Settings of the meta controller. */
@@ -33,13 +38,18 @@ export async function runMetaController(options: MetaControllerOptions, signal: 
   const lease = host.informers.acquire(type);
   const engines = new Map<string, Engine>();
   const queue = new WorkQueue({ clock: host.clock });
+  const sourceChanged = new Set<string>();
+  const sources = createExpressionSources(host, (name) => {
+    sourceChanged.add(name);
+    queue.add(name);
+  });
   const off = lease.informer.subscribe({
     onAdd: (o) => queue.add(o.metadata.name ?? ''),
     onUpdate: (_p, o) => queue.add(o.metadata.name ?? ''),
     onDelete: (o) => queue.add(o.metadata.name ?? ''),
   });
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> =>
-    reconcileController({ ...options, engines, signal: reconcileSignal, get: () => lease.informer.store.get(name) }, name);
+    reconcileController({ ...options, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name) }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
     queue, workers: META_WORKERS, signal, reconcileSignal: signal, clock: host.clock, reconciler: { reconcile },
@@ -47,6 +57,7 @@ export async function runMetaController(options: MetaControllerOptions, signal: 
   });
   off();
   await Promise.all([...engines.values()].map((engine) => engine.running.stop()));
+  sources.release();
   lease.release();
 }
 
@@ -66,6 +77,9 @@ async function waitForResource(host: Host, resource: string, signal: AbortSignal
 
 interface ReconcileInput extends MetaControllerOptions {
   engines: Map<string, Engine>;
+  sources: ExpressionSources;
+  /** Controllers whose ConfigMap-held expression changed since their engine started. */
+  sourceChanged: Set<string>;
   signal: AbortSignal;
   get(): KubeObject | undefined;
 }
@@ -74,12 +88,13 @@ function isWanted(input: ReconcileInput, obj: KubeObject | undefined): obj is Ku
   return obj !== undefined && (input.targetSelector === undefined || matchesSelector(input.targetSelector, obj.metadata.labels));
 }
 
-/** Stops the running engine when its object is gone, no longer targeted, or has a new spec. */
+/** Stops the running engine when its object is gone, no longer targeted, has a new spec or a changed expression. */
 async function stopIfStale(input: ReconcileInput, name: string, obj: KubeObject | undefined): Promise<void> {
   const current = input.engines.get(name);
+  const sourceChanged = input.sourceChanged.delete(name);
   if (!current) return;
   const same = isWanted(input, obj) && current.uid === obj.metadata.uid && current.generation === obj.metadata.generation;
-  if (same) return;
+  if (same && !sourceChanged) return;
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopping', message: 'Stopping controller' });
   await current.running.stop();
   input.engines.delete(name);
@@ -87,25 +102,41 @@ async function stopIfStale(input: ReconcileInput, name: string, obj: KubeObject 
 }
 
 async function reconcileController(input: ReconcileInput, name: string): Promise<ReconcileResult> {
-  const { host, engines } = input;
+  const { engines } = input;
   const obj = input.get();
+  const parsed = isWanted(input, obj) ? parseCompositeController(obj) : undefined;
+  input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
   await stopIfStale(input, name, obj);
-  if (!isWanted(input, obj) || engines.has(name)) return {};
-  const parsed = parseCompositeController(obj);
+  if (!isWanted(input, obj) || !parsed || engines.has(name)) return {};
   if (!parsed.ok) {
     const message = parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${message}` });
+    await notReady(input, obj, { reason: 'InvalidSpec', message });
     throw new TerminalError(`invalid CompositeController ${name}: ${message}`);
   }
+  await startEngine(input, name, obj, parsed.value);
+  return {};
+}
+
+async function startEngine(input: ReconcileInput, name: string, obj: KubeObject, controller: CompositeController): Promise<void> {
+  const { host } = input;
   host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
   try {
-    engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running: await startCompositeController(host, parsed.value, input.signal) });
+    const running = await startCompositeController(host, controller, input.signal, input.sources);
+    input.engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running });
   } catch (err) {
-    host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${errorChain(err).join(': ')}` });
+    await notReady(input, obj, { reason: err instanceof JsonataCompileError ? 'CompileError' : 'CreateError', message: errorChain(err).join(': ') });
     // A resource missing from discovery may be a CRD applied a moment ago: look again before the retry.
     if (err instanceof ResourceNotFoundError) await host.refreshDiscovery().catch(() => undefined);
-    throw err;
+    // An expression that does not compile stays broken until the spec or its ConfigMap changes, and
+    // either change queues this controller again: no point retrying before.
+    throw err instanceof JsonataCompileError ? new TerminalError(err.message, { cause: err }) : err;
   }
   host.events.record(obj, { type: 'Normal', reason: 'Started', message: 'Started controller' });
-  return {};
+  await setReady(host, obj, { status: 'True', reason: 'Started', message: 'the controller is running' });
+}
+
+/** `CreateError` event and `Ready=False` with the reason, for a controller that cannot start. */
+async function notReady(input: ReconcileInput, obj: KubeObject, why: { reason: string; message: string }): Promise<void> {
+  input.host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${why.message}` });
+  await setReady(input.host, obj, { status: 'False', ...why });
 }

@@ -19,7 +19,8 @@
  * `SyntaxError`). Callers add the parent's key when they wrap it.
  */
 export class HookError extends Error {
-  override readonly name = 'HookError';
+  // Typed `string`, not the literal, so the JSONata errors (`jsonata-errors.ts`) can extend it.
+  override readonly name: string = 'HookError';
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Hooks: one {@link HookRunner} interface and its implementations. What crosses the boundary: the
  * runner interface, its two error classes (which the engine maps to queue actions), the observer the
- * metrics layer implements, and the webhook runner with its URL resolution.
+ * metrics layer implements, the webhook runner with its URL resolution, and the JSONata runner with
+ * its errors (both `HookError`s) and the helpers it binds into every expression.
  */
 export { HookError, HookRetryAfterError } from './hook-error.ts';
 export { NO_RESPONSE_CODE, type HookObserver, type HookRequestOutcome } from './hook-observer.ts';
@@ -13,3 +14,11 @@ export {
   type WebhookRunnerOptions,
 } from './webhook-runner.ts';
 export { webhookUrl, type WebhookTarget } from './webhook-url.ts';
+export {
+  CLOCK_CHECK_INTERVAL,
+  compileJsonataHook,
+  DEFAULT_JSONATA_MAX_DEPTH,
+  type JsonataHookOptions,
+} from './jsonata-runner.ts';
+export { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
+export { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, type JsonataHelper } from './jsonata-helpers.ts';

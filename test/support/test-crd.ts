@@ -30,6 +30,7 @@ export const TEST_PARENT_KINDS = {
   quiet: { plural: 'quiets', kind: 'Quiet' },
   faulty: { plural: 'faulties', kind: 'Faulty' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
+  jsonata: { plural: 'expressions', kind: 'Expression' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

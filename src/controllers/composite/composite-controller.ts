@@ -10,6 +10,7 @@ import { errorChain, RetryAfterError, runWorkers, WorkQueue, type ReconcileOutco
 import { isConflict, KubeApiError, type InformerLease } from '../../kube/index.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { runnerFor } from '../hook-runners.ts';
+import type { ExpressionSources } from '../expression-sources.ts';
 import type { CompositeContext } from './context.ts';
 import { childHandler, parentHandler, type RoutingContext } from './route-events.ts';
 import { syncParent } from './sync-parent.ts';
@@ -31,17 +32,19 @@ const CACHE_SYNC_TIMEOUT_MS = 60_000;
  * webhook) — both retried by the caller — and any hook-construction error (a bad webhook URL) as is.
  * Aborting `signal` abandons the start.
  */
-export async function startCompositeController(host: Host, controller: CompositeController, signal: AbortSignal): Promise<RunningController> {
+export async function startCompositeController(
+  host: Host, controller: CompositeController, signal: AbortSignal, sources: ExpressionSources,
+): Promise<RunningController> {
   const { spec } = controller;
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
   const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource);
   const childTypes = spec.childResources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
-  const hookRunner = (hook: 'sync' | 'finalize') => {
+  const hookRunner = async (hook: 'sync' | 'finalize') => {
     const hookSpec = spec.hooks[hook];
-    return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }) : undefined;
+    return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }, sources) : undefined;
   };
-  const runners = { sync: hookRunner('sync'), finalize: hookRunner('finalize') };
+  const runners = { sync: await hookRunner('sync'), finalize: await hookRunner('finalize') };
 
   const leases: InformerLease[] = [host.informers.acquire(parentType), ...childTypes.map((c) => host.informers.acquire(c.type))];
   const [parentLease, ...childLeases] = leases;

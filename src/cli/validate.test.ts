@@ -1,0 +1,201 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { formatValidation, validateFiles, type ReadTextFile, type ValidationResult } from './validate.ts';
+
+const TESTDATA = new URL('testdata/validate/', import.meta.url);
+
+/** Reads fixtures by bare name, so reported lines start with the name rather than an absolute path. */
+const readFixture: ReadTextFile = (name) => readFile(new URL(name, TESTDATA), 'utf8');
+
+/** Reads from an in-memory map of file name to text; unknown names fail like a missing file. */
+function memoryFiles(files: Record<string, string>): ReadTextFile {
+  return async (name) => {
+    const text = files[name];
+    if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${name}'`);
+    return Promise.resolve(text);
+  };
+}
+
+/** A minimal CompositeController as YAML (JSON is YAML), with `spec` fields merged in. */
+function composite(spec: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1',
+    kind: 'CompositeController',
+    metadata: { name: 'c' },
+    spec: { parentResource: { apiVersion: 'example.com/v1', resource: 'widgets' }, hooks: { sync: { webhook: { url: 'http://h/sync' } } }, ...spec },
+    ...envelope,
+  });
+}
+
+function withSyncExpression(expression: string): string {
+  return composite({ hooks: { sync: { jsonata: { expression } } } });
+}
+
+async function validateOne(name: string, text: string): Promise<ValidationResult> {
+  return validateFiles([name], memoryFiles({ [name]: text }));
+}
+
+describe('validateFiles: fixtures', () => {
+  it('reports nothing for a valid CompositeController (configMapRef expressions are not checked)', async () => {
+    const result = await validateFiles(['valid-composite.yaml'], readFixture);
+    expect(result).toEqual({ problems: [], warnings: [], checked: 1, skipped: 0 });
+    expect(formatValidation(result)).toBe('');
+  });
+
+  it('reports nothing for a valid DecoratorController', async () => {
+    expect(await validateFiles(['decorator.yaml'], readFixture)).toEqual({ problems: [], warnings: [], checked: 1, skipped: 0 });
+  });
+
+  it('reports every schema problem of an invalid CompositeController', async () => {
+    const result = await validateFiles(['invalid-composite.yaml'], readFixture);
+    expect(result.problems).toEqual([
+      'invalid-composite.yaml: spec.parentResource.resource: is required',
+      'invalid-composite.yaml: spec.childResources[0].updateStrategy.method: expected one of OnDelete, Recreate, InPlace, RollingRecreate, RollingInPlace; got "Rolling"',
+    ]);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('reports a JSONata syntax error with its line and column in the expression', async () => {
+    const result = await validateFiles(['jsonata-syntax-error.yaml'], readFixture);
+    expect(result.problems).toEqual([
+      'jsonata-syntax-error.yaml: spec.hooks.sync.jsonata.expression: syntax error at line 3, column 22: The symbol "," cannot be used as a unary operator',
+    ]);
+  });
+
+  it('reports a YAML syntax error once, with its line and column', async () => {
+    const result = await validateFiles(['yaml-syntax-error.yaml'], readFixture);
+    expect(result).toEqual({
+      problems: ['yaml-syntax-error.yaml: (yaml): syntax error at line 4, column 12: bad indentation of a mapping entry'],
+      warnings: [],
+      checked: 0,
+      skipped: 0,
+    });
+  });
+
+  it('numbers the documents of a multi-document file and skips the ones that are not controllers', async () => {
+    const result = await validateFiles(['multi-document.yaml'], readFixture);
+    expect(result).toEqual({
+      problems: [
+        'multi-document.yaml: [2] spec.hooks.sync.version: expected one of v1, v2; got "v3"',
+        'multi-document.yaml: [2] spec.attachments[1]: secrets (v1) is already named by spec.attachments[0]',
+      ],
+      warnings: ['warning: multi-document.yaml: [2] spec.hooks.sync.retries: unknown field; ignored'],
+      checked: 2,
+      skipped: 2,
+    });
+  });
+
+  it('checks revision field paths, duplicate child rules and ignored status checks', async () => {
+    const result = await validateFiles(['referenced-fields.yaml'], readFixture);
+    const badPath = (i: number, path: string): string =>
+      `referenced-fields.yaml: spec.parentResource.revisionHistory.fieldPaths[${i}]: expected a dotted path of field names such as spec.template; got ${JSON.stringify(path)}`;
+    expect(result.problems).toEqual([
+      badPath(1, 'spec..template'),
+      badPath(2, 'spec.containers[0]'),
+      badPath(3, ''),
+      'referenced-fields.yaml: spec.childResources[2]: pods (v1) is already named by spec.childResources[0]',
+    ]);
+    expect(result.warnings).toEqual([
+      'warning: referenced-fields.yaml: spec.childResources[0].updateStrategy.statusChecks: only RollingRecreate and RollingInPlace use status checks; ignored with InPlace',
+    ]);
+  });
+
+  it('reads files from disk by default and reports them by the path given', async () => {
+    const path = fileURLToPath(new URL('invalid-composite.yaml', TESTDATA));
+    const result = await validateFiles([path]);
+    expect(result.problems[0]).toBe(`${path}: spec.parentResource.resource: is required`);
+  });
+});
+
+describe('validateFiles: JSONata positions', () => {
+  it.each([
+    ['an extra closing brace', '{"a": 1}}', 'line 1, column 9'],
+    ['a bad token on a later line', '{\n  "a": 1,\n  "b": [1 2]\n}', 'line 3, column 11'],
+    ['a string token', '{"a": "x" "y"}', 'line 1, column 11'],
+    ['a number spelled otherwise than its value', '[1 1e3]', 'line 1, column 6'],
+    ['an unclosed call at the end', '$foo(\n', 'line 1, column 6'],
+    ['an unclosed call followed by blank lines', '$foo(  \n\n', 'line 1, column 6'],
+    ['an unterminated string', '"abc', 'line 1, column 5'],
+    ['a blank expression', '  ', 'line 1, column 1'],
+  ])('%s', async (_name, expression, where) => {
+    const result = await validateOne('c.yaml', withSyncExpression(expression));
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]).toMatch(new RegExp(`^c\\.yaml: spec\\.hooks\\.sync\\.jsonata\\.expression: syntax error at ${where}: `));
+  });
+
+  it('compiles every hook of a DecoratorController, not only sync', async () => {
+    const decorator = JSON.stringify({
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'DecoratorController',
+      metadata: { name: 'd' },
+      spec: { resources: [{ apiVersion: 'v1', resource: 'pods' }], hooks: { finalize: { jsonata: { expression: '$x(' } } } },
+    });
+    const result = await validateOne('d.yaml', decorator);
+    expect(result.problems).toEqual(['d.yaml: spec.hooks.finalize.jsonata.expression: syntax error at line 1, column 4: Expected ")" before end of expression']);
+  });
+});
+
+describe('validateFiles: documents and files', () => {
+  it('indexes documents by position, counting empty ones, and only when there are several', async () => {
+    const bad = composite({ generateSelector: 'yes' });
+    const numbered = await validateOne('m.yaml', `---\n---\n${bad}\n---\n${bad}\n`);
+    expect(numbered.problems).toEqual([
+      'm.yaml: [1] spec.generateSelector: expected a boolean',
+      'm.yaml: [2] spec.generateSelector: expected a boolean',
+    ]);
+    const single = await validateOne('s.yaml', `${bad}\n---\n`);
+    expect(single.problems).toEqual(['s.yaml: spec.generateSelector: expected a boolean']);
+  });
+
+  it('checks any version of the metacontroller group instead of skipping it', async () => {
+    const result = await validateOne('v.yaml', composite({}, { apiVersion: 'metacontroller.k8s.io/v1' }));
+    expect(result.problems).toEqual(['v.yaml: apiVersion: expected metacontroller.k8s.io/v1alpha1']);
+    expect(result.checked).toBe(1);
+  });
+
+  it('skips documents that are not controllers, scalars included', async () => {
+    const text = 'just text\n---\napiVersion: metacontroller.k8s.io/v1alpha1\nkind: ControllerRevision\n---\napiVersion: v1\nkind: Pod\n';
+    expect(await validateOne('o.yaml', text)).toEqual({ problems: [], warnings: [], checked: 0, skipped: 3 });
+  });
+
+  it('warns about status checks when the method defaults to OnDelete', async () => {
+    const child = { apiVersion: 'v1', resource: 'pods', updateStrategy: { statusChecks: { conditions: [{ type: 'Ready' }] } } };
+    const result = await validateOne('w.yaml', composite({ childResources: [child] }));
+    expect(result.problems).toEqual([]);
+    expect(result.warnings).toEqual([
+      'warning: w.yaml: spec.childResources[0].updateStrategy.statusChecks: only RollingRecreate and RollingInPlace use status checks; ignored with OnDelete',
+    ]);
+  });
+
+  it('reports an unreadable file and still checks the others, in the order given', async () => {
+    const read = memoryFiles({ 'a.yaml': composite({ resyncPeriodSeconds: 'often' }), 'c.yaml': composite() });
+    const result = await validateFiles(['a.yaml', 'missing.yaml', 'c.yaml'], read);
+    expect(result.problems).toEqual([
+      'a.yaml: spec.resyncPeriodSeconds: expected an integer',
+      "missing.yaml: (read): ENOENT: no such file or directory, open 'missing.yaml'",
+    ]);
+    expect(result.checked).toBe(2);
+  });
+});
+
+describe('formatValidation', () => {
+  const empty: ValidationResult = { problems: [], warnings: [], checked: 0, skipped: 0 };
+
+  it('prints nothing when every controller is clean', () => {
+    expect(formatValidation({ ...empty, checked: 3, skipped: 1 })).toBe('');
+  });
+
+  it('prints warnings, then problems, then a summary', () => {
+    const text = formatValidation({ problems: ['f: a: bad', 'f: b: bad'], warnings: ['warning: f: c: odd'], checked: 1, skipped: 0 });
+    expect(text).toBe('warning: f: c: odd\nf: a: bad\nf: b: bad\n2 problems, 1 warning in 1 controller\n');
+  });
+
+  it('says so when no file held a controller', () => {
+    expect(formatValidation({ ...empty, skipped: 1 })).toBe('loom validate: no CompositeController or DecoratorController found (1 other document skipped)\n');
+  });
+
+  it('prints a file-level problem even when no controller was checked', () => {
+    expect(formatValidation({ ...empty, problems: ['f: (yaml): syntax error'] })).toBe('f: (yaml): syntax error\n1 problem, 0 warnings in 0 controllers\n');
+  });
+});

@@ -1,0 +1,253 @@
+/**
+ * `loom validate FILE…`: checks CompositeController and DecoratorController manifests offline, with no
+ * cluster, and reports every problem at once as `file: path: message`.
+ *
+ * Output format (stable; scripts and editors may match on it):
+ * - problem: `<file>: <doc><path>: <message>`; a warning: `warning: <file>: <doc><path>: <message>`.
+ * - `<doc>` is `[i] ` (the 0-based index of the YAML document in the file, counting empty documents)
+ *   when the file holds more than one non-empty document, and nothing otherwise.
+ * - `<path>` is the field path (`spec.childResources[0].updateStrategy.method`); `(root)` for the
+ *   whole document, `(read)` when the file cannot be read and `(yaml)` when it is not valid YAML.
+ */
+import { readFile } from 'node:fs/promises';
+import { loadAll, YAMLException } from 'js-yaml';
+import { systemClock } from '../engine/index.ts';
+import { compileJsonataHook, JsonataCompileError } from '../hooks/index.ts';
+import {
+  API_GROUP,
+  KINDS,
+  formatProblem,
+  parseCompositeController,
+  parseDecoratorController,
+  type FieldProblem,
+  type ParseResult,
+} from '../api/index.ts';
+
+/** What {@link validateFiles} found, every line already formatted (see the module comment). */
+export interface ValidationResult {
+  /** Problems that fail validation, in file and document order. */
+  problems: string[];
+  /** Things worth fixing that do not fail validation (unknown fields, ignored settings). */
+  warnings: string[];
+  /** Controller documents validated. */
+  checked: number;
+  /** Other documents (CRDs, parents, anything not a controller) skipped without checks. */
+  skipped: number;
+}
+
+/** Reads one file as UTF-8 text; rejects when it cannot. */
+export type ReadTextFile = (path: string) => Promise<string>;
+
+/** What the checks found in one document. */
+interface DocumentReport {
+  problems: FieldProblem[];
+  warnings: FieldProblem[];
+}
+
+const COMPOSITE_HOOKS = ['sync', 'finalize', 'customize', 'preUpdateChild', 'postUpdateChild'] as const;
+const DECORATOR_HOOKS = ['sync', 'finalize', 'customize'] as const;
+const ROLLING_METHODS = ['RollingRecreate', 'RollingInPlace'];
+const NON_ROLLING_METHODS = ['OnDelete', 'Recreate', 'InPlace'];
+/** Metacontroller splits revision field paths on `.` and walks object fields; no array indexes. */
+const FIELD_PATH = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value at `keys` below `value`, or `undefined` when any step is missing or not an object. */
+function at(value: unknown, ...keys: string[]): unknown {
+  let node = value;
+  for (const key of keys) node = isRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+  return node;
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** The compile error of `expression` as a message, or `undefined` when it compiles. */
+function jsonataSyntaxError(expression: string): string | undefined {
+  try {
+    // The same compiler loom runs, so `validate` and a running controller report the same place.
+    compileJsonataHook({ expression, hook: 'sync', timeoutMs: 1_000, clock: systemClock });
+    return undefined;
+  } catch (error) {
+    if (error instanceof JsonataCompileError) return error.message.replace(/^.*?JSONata /, '');
+    return `syntax error: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/** Compiles every inline JSONata hook; `configMapRef` expressions live in the cluster and are not checked. */
+function compileHooks(doc: unknown, names: readonly string[]): FieldProblem[] {
+  return names.flatMap((name) => {
+    const expression = at(doc, 'spec', 'hooks', name, 'jsonata', 'expression');
+    // Missing, empty or mistyped expressions are the parser's to report.
+    if (typeof expression !== 'string' || expression === '') return [];
+    const message = jsonataSyntaxError(expression);
+    return message === undefined ? [] : [{ path: `spec.hooks.${name}.jsonata.expression`, message }];
+  });
+}
+
+function badFieldPaths(doc: unknown): FieldProblem[] {
+  const base = 'spec.parentResource.revisionHistory.fieldPaths';
+  return list(at(doc, ...base.split('.'))).flatMap((path, i) =>
+    typeof path !== 'string' || FIELD_PATH.test(path)
+      ? []
+      : [{ path: `${base}[${i}]`, message: `expected a dotted path of field names such as spec.template; got ${JSON.stringify(path)}` }],
+  );
+}
+
+/** Rules after the first that name the same apiVersion and resource: one of them would never be used. */
+function duplicateRules(doc: unknown, field: string): FieldProblem[] {
+  const base = `spec.${field}`;
+  const first = new Map<string, number>();
+  return list(at(doc, 'spec', field)).flatMap((rule, i) => {
+    const apiVersion = at(rule, 'apiVersion');
+    const resource = at(rule, 'resource');
+    if (typeof apiVersion !== 'string' || typeof resource !== 'string' || apiVersion === '' || resource === '') return [];
+    const key = `${apiVersion}\n${resource}`;
+    const seen = first.get(key);
+    if (seen === undefined) first.set(key, i);
+    return seen === undefined ? [] : [{ path: `${base}[${i}]`, message: `${resource} (${apiVersion}) is already named by ${base}[${seen}]` }];
+  });
+}
+
+/** Status checks on a method that never reads them: the user probably meant a Rolling* method. */
+function ignoredStatusChecks(doc: unknown): FieldProblem[] {
+  return list(at(doc, 'spec', 'childResources')).flatMap((rule, i) => {
+    const conditions = at(rule, 'updateStrategy', 'statusChecks', 'conditions');
+    const method = at(rule, 'updateStrategy', 'method') ?? 'OnDelete';
+    const effective = method === '' ? 'OnDelete' : method;
+    if (list(conditions).length === 0 || typeof effective !== 'string' || !NON_ROLLING_METHODS.includes(effective)) return [];
+    return [{
+      path: `spec.childResources[${i}].updateStrategy.statusChecks`,
+      message: `only ${ROLLING_METHODS.join(' and ')} use status checks; ignored with ${effective}`,
+    }];
+  });
+}
+
+function fromParse(result: ParseResult<unknown>): DocumentReport {
+  return { problems: result.ok ? [] : [...result.problems], warnings: [...result.warnings] };
+}
+
+function checkComposite(doc: unknown): DocumentReport {
+  const report = fromParse(parseCompositeController(doc));
+  report.problems.push(...compileHooks(doc, COMPOSITE_HOOKS), ...badFieldPaths(doc), ...duplicateRules(doc, 'childResources'));
+  report.warnings.push(...ignoredStatusChecks(doc));
+  return report;
+}
+
+function checkDecorator(doc: unknown): DocumentReport {
+  const report = fromParse(parseDecoratorController(doc));
+  report.problems.push(...compileHooks(doc, DECORATOR_HOOKS), ...duplicateRules(doc, 'attachments'));
+  return report;
+}
+
+/**
+ * The checks for one document, or `undefined` when it is not a controller. Any version of the
+ * metacontroller.k8s.io group is checked, so `metacontroller.k8s.io/v1` is reported, not skipped.
+ */
+function checkDocument(doc: unknown): DocumentReport | undefined {
+  const apiVersion = at(doc, 'apiVersion');
+  if (typeof apiVersion !== 'string' || apiVersion.split('/')[0] !== API_GROUP) return undefined;
+  const kind = at(doc, 'kind');
+  if (kind === KINDS.compositeController.kind) return checkComposite(doc);
+  if (kind === KINDS.decoratorController.kind) return checkDecorator(doc);
+  return undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The documents of `text`, or the YAML error as a problem message. */
+function parseYaml(text: string): { docs: unknown[] } | { error: string } {
+  try {
+    return { docs: loadAll(text) };
+  } catch (error) {
+    if (!(error instanceof YAMLException)) throw error;
+    const where = error.mark ? ` at line ${error.mark.line + 1}, column ${error.mark.column + 1}` : '';
+    return { error: `syntax error${where}: ${error.reason}` };
+  }
+}
+
+function emptyResult(): ValidationResult {
+  return { problems: [], warnings: [], checked: 0, skipped: 0 };
+}
+
+async function validateFile(file: string, read: ReadTextFile): Promise<ValidationResult> {
+  const result = emptyResult();
+  let text: string;
+  try {
+    text = await read(file);
+  } catch (error) {
+    // A file that cannot be read is one problem; the other files are still checked.
+    result.problems.push(`${file}: (read): ${messageOf(error)}`);
+    return result;
+  }
+  const parsed = parseYaml(text);
+  if ('error' in parsed) {
+    result.problems.push(`${file}: (yaml): ${parsed.error}`);
+    return result;
+  }
+  const numbered = parsed.docs.filter((doc) => doc !== null && doc !== undefined).length > 1;
+  parsed.docs.forEach((doc, i) => {
+    if (doc === null || doc === undefined) return;
+    const report = checkDocument(doc);
+    if (report === undefined) return void result.skipped++;
+    result.checked++;
+    const prefix = `${file}: ${numbered ? `[${i}] ` : ''}`;
+    result.problems.push(...report.problems.map((p) => prefix + formatProblem(p)));
+    result.warnings.push(...report.warnings.map((p) => `warning: ${prefix}${formatProblem(p)}`));
+  });
+  return result;
+}
+
+/**
+ * Validates every CompositeController and DecoratorController in `paths` (each file may hold several
+ * YAML documents); other documents are skipped and counted. Pure apart from reading the files.
+ *
+ * Checks, all offline:
+ * - the YAML parses (one `(yaml)` problem per file otherwise, with line and column);
+ * - the schema, hook form and defaults, exactly as loom parses a controller it runs: required fields,
+ *   types, enum values (update method, hook version), one of webhook/jsonata, webhook targets and
+ *   auth, durations; the parser's warnings (unknown fields, unused hooks, raised values) are warnings;
+ * - every inline `jsonata.expression` compiles; errors give the line and column within the
+ *   expression. Expressions from `configMapRef` live in the cluster and are not checked (no output);
+ * - `spec.parentResource.revisionHistory.fieldPaths` entries are dotted paths of field names;
+ * - no two `childResources` (CompositeController) or `attachments` (DecoratorController) name the
+ *   same apiVersion and resource;
+ * - warning: `updateStrategy.statusChecks` on a method other than RollingRecreate/RollingInPlace.
+ *
+ * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
+ * ConfigMap/Secret references resolve.
+ */
+export async function validateFiles(paths: readonly string[], readTextFile: ReadTextFile = (p) => readFile(p, 'utf8')): Promise<ValidationResult> {
+  const perFile = await Promise.all(paths.map((path) => validateFile(path, readTextFile)));
+  return perFile.reduce((total, one) => ({
+    problems: [...total.problems, ...one.problems],
+    warnings: [...total.warnings, ...one.warnings],
+    checked: total.checked + one.checked,
+    skipped: total.skipped + one.skipped,
+  }), emptyResult());
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * The text `loom validate` prints: warnings, then problems, one a line, then a summary line. Empty
+ * when every controller is clean, so a valid manifest prints nothing; a note when no file held a
+ * controller, since "nothing wrong" would mislead there.
+ */
+export function formatValidation(result: ValidationResult): string {
+  if (result.checked === 0 && result.problems.length === 0) {
+    return `loom validate: no CompositeController or DecoratorController found (${plural(result.skipped, 'other document')} skipped)\n`;
+  }
+  const lines = [...result.warnings, ...result.problems];
+  if (lines.length === 0) return '';
+  const summary = `${plural(result.problems.length, 'problem')}, ${plural(result.warnings.length, 'warning')} in ${plural(result.checked, 'controller')}`;
+  return `${[...lines, summary].join('\n')}\n`;
+}

@@ -1,0 +1,42 @@
+/**
+ * The `Ready` condition loom keeps on controller objects' status, so `kubectl get cc` and
+ * `kubectl wait --for=condition=Ready` show whether a controller runs and, if not, why.
+ */
+import type { KubeObject } from '../api/index.ts';
+import { isConflict, isNotFound } from '../kube/index.ts';
+import type { Host } from './host.ts';
+
+/** One `status.conditions[]` entry. */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+  lastTransitionTime?: string;
+}
+
+function sameCondition(a: Condition | undefined, b: Omit<Condition, 'type' | 'lastTransitionTime'>): boolean {
+  return a !== undefined && a.status === b.status && a.reason === b.reason && a.message === b.message;
+}
+
+/** The condition to write: the transition time moves only when the status flips. */
+function nextCondition(host: Host, previous: Condition | undefined, ready: Omit<Condition, 'type' | 'lastTransitionTime'>): Condition {
+  const keep = previous?.status === ready.status ? previous.lastTransitionTime : undefined;
+  const lastTransitionTime = keep ?? new Date(host.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return { type: 'Ready', ...ready, lastTransitionTime };
+}
+
+/** Sets `Ready` on a controller object's status when it changed; write races are left to the next reconcile. */
+export async function setReady(host: Host, obj: KubeObject, ready: Omit<Condition, 'type' | 'lastTransitionTime'>): Promise<void> {
+  const status = (obj.status ?? {}) as { conditions?: Condition[] };
+  const conditions = status.conditions ?? [];
+  const previous = conditions.find((c) => c.type === 'Ready');
+  if (sameCondition(previous, ready)) return;
+  const others = conditions.filter((c) => c.type !== 'Ready');
+  try {
+    await host.writer.replaceStatus({ ...obj, status: { ...status, conditions: [...others, nextCondition(host, previous, ready)] } });
+  } catch (err) {
+    if (isConflict(err) || isNotFound(err)) return; // A newer object is on its way and is reconciled again.
+    host.logger.warn({ err, controller: obj.metadata.name }, 'could not write the controller status');
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * The inline JSONata {@link HookRunner} (ARCHITECTURE.md, "Inline JSONata hooks"): the expression's
+ * input `$` is exactly the request a webhook would receive, and its result is exactly the response a
+ * webhook would send, returned as plain JSON for the caller to decode like any other.
+ *
+ * Bounded (ARCHITECTURE.md, item 9). JSONata evaluates asynchronously but never waits for anything, so
+ * an evaluation runs on microtasks and holds the event loop until it ends. Two bounds end a runaway,
+ * both checked as it runs:
+ * - time: JSONata calls an entry callback (`__evaluate_entry`, its "timeboxing" hook) before every
+ *   step; every {@link CLOCK_CHECK_INTERVAL} steps it reads the injected clock and the caller's signal,
+ *   and throws once the budget is spent or the signal has aborted;
+ * - depth: JSONata's own `stack` guardrail (its nesting counter, checked before every step) stops
+ *   recursion past `maxDepth`. (A tail call does not nest, so a tail-recursive loop meets the time bound
+ *   instead.)
+ * Each call has its own budget, so concurrent calls of one runner never share one. Because evaluation
+ * holds the event loop, an abort signalled by a timer or by I/O is seen when the call starts, not in
+ * the middle: the time budget is what bounds a running call. A regex literal runs as one native call
+ * that no step check can interrupt; V8's backtracking fallback bounds it (`boundRegexBacktracking`).
+ * Memory is not bounded beyond what the time budget allows an expression to allocate.
+ *
+ * Contained. An expression sees its input, the variables it binds, JSONata's function library and
+ * loom's helpers (`jsonata-helpers.ts`), and nothing else: JSONata has no syntax to reach a JS global
+ * (`$process`, `$require`, `$globalThis` are unbound variables), reads only own fields of objects and
+ * never fields of functions (`$.constructor`, `$$.__proto__`, `$string.implementation` are all
+ * `undefined`), `$eval` compiles in the same environment and inside the same bounds, and a result that
+ * holds a function is refused, so no function leaves an evaluation. The tests in
+ * `jsonata-runner.test.ts` try these ways out.
+ */
+import { setFlagsFromString } from 'node:v8';
+import jsonata from 'jsonata';
+import { HookError } from './hook-error.ts';
+import { NO_RESPONSE_CODE, type HookObserver } from './hook-observer.ts';
+import type { HookKind, HookRunner } from './hook-runner.ts';
+import { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
+import { JSONATA_HELPERS } from './jsonata-helpers.ts';
+import { toResponse } from './jsonata-result.ts';
+import type { HookClock } from './webhook-runner.ts';
+
+/** Nesting allowed when `maxDepth` is not given: far beyond any sensible response; about 160 levels of non-tail recursion. */
+export const DEFAULT_JSONATA_MAX_DEPTH = 500;
+
+/**
+ * Evaluation steps between two readings of the clock and the signal, so a typical evaluation (a few
+ * hundred steps) reads the clock a few times rather than hundreds. A budget is overrun by at most this
+ * many steps: a step usually takes well under a microsecond, though a single native call over a huge
+ * array (`$sum([1..10000000])`) can take milliseconds. `bench/jsonata-eval.ts` measures the total cost.
+ */
+export const CLOCK_CHECK_INTERVAL = 16;
+
+/** Everything one JSONata runner needs; resolved once per controller generation. */
+export interface JsonataHookOptions {
+  /** The JSONata source (inline, or read from a ConfigMap). */
+  expression: string;
+  /** Which hook this is; named in every error message. */
+  hook: HookKind;
+  /** Evaluation budget of each call, in milliseconds; must be positive. loom's default is 1 s. */
+  timeoutMs: number;
+  /** Deepest nesting of evaluation steps allowed; defaults to {@link DEFAULT_JSONATA_MAX_DEPTH}. */
+  maxDepth?: number | undefined;
+  /** Measures the time budget and the durations reported to `observer`. */
+  clock: HookClock;
+  observer?: HookObserver | undefined;
+}
+
+/** The name each call's budget is bound under. It contains a space, so no expression can refer to it. */
+const BUDGET_BINDING = 'loom budget';
+const EVALUATE_ENTRY = Symbol.for('jsonata.__evaluate_entry');
+/** JSONata's code for its `stack` guard. */
+const TOO_DEEP = 'D1011';
+
+/** One call's bound; the entry callback records why it stopped the evaluation. */
+interface Budget {
+  deadline: number;
+  signal: AbortSignal;
+  stopped: 'timeout' | 'abort' | undefined;
+}
+
+interface RunnerConfig {
+  /** "sync hook": how every message starts. */
+  label: string;
+  timeoutMs: number;
+  maxDepth: number;
+  clock: HookClock;
+  observer: HookObserver | undefined;
+}
+
+/** JSONata throws plain objects with these fields, and wraps a failure inside `$eval` in `error`. */
+interface JsonataFailure {
+  code?: unknown;
+  position?: unknown;
+  token?: unknown;
+  message?: unknown;
+  error?: unknown;
+}
+
+function configOf(options: JsonataHookOptions): RunnerConfig {
+  const label = `${options.hook} hook`;
+  const { timeoutMs, maxDepth = DEFAULT_JSONATA_MAX_DEPTH } = options;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new HookError(`${label}: JSONata timeout ${timeoutMs} ms must be positive`);
+  if (!(Number.isInteger(maxDepth) && maxDepth > 0)) throw new HookError(`${label}: JSONata maximum depth ${maxDepth} must be a positive integer`);
+  return { label, timeoutMs, maxDepth, clock: options.clock, observer: options.observer };
+}
+
+/** 1-based line and column of `offset` in `text`. */
+function locate(text: string, offset: number): ExpressionLocation {
+  const before = text.slice(0, offset);
+  return { position: offset, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
+}
+
+/**
+ * Where a syntax error is. JSONata's `position` is just past the offending token: step back over the
+ * token when the source there spells it (as is, or quoted: a string token lacks its quotes), else one
+ * character. "End of expression" errors stay at the end, but never past the last non-blank character
+ * (the blank line a YAML `|` block leaves). The same rule as `loom validate`, so both report one place.
+ */
+function syntaxErrorOffset(expression: string, position: number, token: unknown): number {
+  const text = typeof token === 'string' || typeof token === 'number' ? String(token) : '';
+  let start = position;
+  if (text !== '' && text !== '(end)') {
+    const spelled = [text, `"${text}"`, `'${text}'`].find((s) => expression.slice(position - s.length, position) === s);
+    start = position - (spelled?.length ?? 1);
+  }
+  return Math.max(0, Math.min(start, expression.trimEnd().length));
+}
+
+function compileError(label: string, expression: string, error: unknown): JsonataCompileError {
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as JsonataFailure;
+  const message = typeof failure.message === 'string' ? failure.message : String(error);
+  const position = typeof failure.position === 'number' ? failure.position : expression.length;
+  const location = locate(expression, syntaxErrorOffset(expression, position, failure.token));
+  const code = typeof failure.code === 'string' ? failure.code : undefined;
+  return new JsonataCompileError(`${label}: JSONata syntax error at line ${location.line}, column ${location.column}: ${message}`, { ...location, code }, { cause: error });
+}
+
+/**
+ * Lets V8 fall back to its linear-time regular expression engine when a match backtracks excessively.
+ * A regex literal in an expression runs as one native call that no entry callback can interrupt, so
+ * without this `$match(s, /^(a+)+$/)` could hold the process for hours. Process-wide and idempotent;
+ * it changes no result, only how a runaway match is computed. (Patterns the linear engine cannot run,
+ * with backreferences or lookarounds, keep the backtracking engine.)
+ */
+function boundRegexBacktracking(): void {
+  setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+}
+
+function compile(options: JsonataHookOptions, config: RunnerConfig): jsonata.Expression {
+  boundRegexBacktracking();
+  let expression: jsonata.Expression;
+  try {
+    expression = jsonata(options.expression, { stack: config.maxDepth });
+  } catch (error) {
+    throw compileError(config.label, options.expression, error);
+  }
+  for (const helper of JSONATA_HELPERS) expression.registerFunction(helper.name, helper.implementation);
+  expression.assign(EVALUATE_ENTRY as unknown as string, entryCallback(config.clock));
+  return expression;
+}
+
+/**
+ * The step hook: every {@link CLOCK_CHECK_INTERVAL} steps, stops the evaluation whose budget is spent.
+ * The step count is the runner's, not each call's: looking the call's budget up on every step would
+ * cost more than the check itself. With calls interleaved, a check lands on whichever call is running;
+ * one that a check keeps missing is still stopped once the others have ended, which their own bounds
+ * ensure, and no new call can start meanwhile, because evaluation holds the event loop.
+ */
+function entryCallback(clock: HookClock) {
+  let steps = 0;
+  return (_node: unknown, _input: unknown, environment: jsonata.Environment): void => {
+    if (++steps % CLOCK_CHECK_INTERVAL !== 0) return;
+    const budget = environment.lookup(BUDGET_BINDING) as Budget;
+    if (budget.signal.aborted) budget.stopped = 'abort';
+    else if (clock.now() > budget.deadline) budget.stopped = 'timeout';
+    else return;
+    // Which bound it was is in `budget`: JSONata decorates what is thrown, and `$eval` wraps it.
+    throw new Error('evaluation budget spent');
+  };
+}
+
+/** True when JSONata's depth guard stopped the evaluation, even from inside `$eval`. */
+function isTooDeep(error: unknown): boolean {
+  for (let e = error as JsonataFailure | undefined; typeof e === 'object' && e !== null; e = e.error as JsonataFailure | undefined) {
+    if (e.code === TOO_DEEP) return true;
+  }
+  return false;
+}
+
+function evaluationError(config: RunnerConfig, error: unknown): JsonataEvaluationError {
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as JsonataFailure;
+  const message = typeof failure.message === 'string' ? failure.message : String(error);
+  const position = typeof failure.position === 'number' ? failure.position : undefined;
+  const code = typeof failure.code === 'string' ? failure.code : undefined;
+  const where = position === undefined ? '' : ` at position ${position}`;
+  return new JsonataEvaluationError(`${config.label}: JSONata error${where}: ${message}`, { code, position }, { cause: error });
+}
+
+/** The one error for a failed evaluation, with the observer code it counts as. */
+function failureOf(config: RunnerConfig, budget: Budget, error: unknown): { error: HookError; code: string } {
+  switch (budget.stopped) {
+    case 'abort':
+      return { error: new HookError(`${config.label}: JSONata evaluation aborted by the caller`, { cause: budget.signal.reason }), code: NO_RESPONSE_CODE };
+    case 'timeout':
+      return { error: new HookError(`${config.label}: JSONata evaluation timed out after ${config.timeoutMs} ms`, { cause: error }), code: NO_RESPONSE_CODE };
+    default:
+      if (isTooDeep(error)) {
+        return { error: new HookError(`${config.label}: JSONata evaluation exceeded the maximum depth of ${config.maxDepth}`, { cause: error }), code: '500' };
+      }
+      return { error: evaluationError(config, error), code: '500' };
+  }
+}
+
+type Outcome = { response: Record<string, unknown> } | { error: HookError; code: string };
+
+/** Evaluates once and says how it went; never rejects. */
+async function outcomeOf(expression: jsonata.Expression, config: RunnerConfig, request: unknown, budget: Budget): Promise<Outcome> {
+  let result: unknown;
+  try {
+    if (budget.signal.aborted) {
+      budget.stopped = 'abort';
+      return failureOf(config, budget, budget.signal.reason);
+    }
+    result = await expression.evaluate(request, { [BUDGET_BINDING]: budget });
+  } catch (error) {
+    return failureOf(config, budget, error);
+  }
+  const converted = toResponse(result);
+  if ('response' in converted) return converted;
+  return { error: new HookError(`${config.label}: the JSONata result is not a valid response: ${converted.problem}`), code: '500' };
+}
+
+async function evaluate(expression: jsonata.Expression, config: RunnerConfig, request: unknown, signal: AbortSignal): Promise<unknown> {
+  const started = config.clock.now();
+  const budget: Budget = { deadline: started + config.timeoutMs, signal, stopped: undefined };
+  config.observer?.requestStarted();
+  let outcome: Outcome | undefined;
+  try {
+    outcome = await outcomeOf(expression, config, request, budget);
+  } finally {
+    const code = outcome === undefined ? '500' : 'response' in outcome ? '200' : outcome.code;
+    config.observer?.requestFinished({ code, durationSeconds: (config.clock.now() - started) / 1000 });
+  }
+  if ('response' in outcome) return outcome.response;
+  throw outcome.error;
+}
+
+/**
+ * Compiles a JSONata hook once (per controller generation) into a {@link HookRunner}. Throws a
+ * {@link JsonataCompileError} for an expression that does not compile (message, JSONata code, offset,
+ * line and column), and a `HookError` for a timeout or depth that is not positive.
+ *
+ * Each `call(request, signal)` evaluates the expression with `request` as `$` and loom's helpers bound,
+ * and resolves to the result as fresh plain JSON (`{}` when the result is `undefined`). It rejects with:
+ * - {@link JsonataEvaluationError} `sync hook: JSONata error at position 7: boom` for a runtime error
+ *   (`$error`, a type error, a helper's complaint), with JSONata's `code` and `position`;
+ * - `HookError` `… JSONata evaluation timed out after 1000 ms` when the time budget is spent;
+ * - `HookError` `… JSONata evaluation exceeded the maximum depth of 500` for runaway recursion;
+ * - `HookError` `… JSONata evaluation aborted by the caller` (`cause` = the signal's reason);
+ * - `HookError` `… the JSONata result is not a valid response: children[0] is a function` for a result
+ *   that is not a JSON object (a function, a number JSON cannot carry, an array or string at the top).
+ *
+ * The observer sees each call as a request: code `200` on success, `500` for an expression that failed,
+ * {@link NO_RESPONSE_CODE} for a timeout or abort (as the webhook runner counts them).
+ *
+ * Also lets V8 bound regular expression backtracking, process-wide (see `boundRegexBacktracking`).
+ */
+export function compileJsonataHook(options: JsonataHookOptions): HookRunner {
+  const config = configOf(options);
+  const expression = compile(options, config);
+  return { call: (request, signal) => evaluate(expression, config, request, signal) };
+}

@@ -1,0 +1,118 @@
+/**
+ * Inline JSONata hooks on the real control plane: an expression in the manifest syncs children and
+ * status with no service at all; an expression that does not compile keeps that controller from
+ * starting (event and Ready=False with the position) while another keeps running; an expression held
+ * in a ConfigMap takes effect when the ConfigMap changes; a runaway expression fails only its sync.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+
+const LABEL = 'jsonata';
+const KIND = TEST_PARENT_KINDS.jsonata;
+let clients: TestClients;
+let loom: TestLoom;
+let namespace: string;
+
+/** One ConfigMap per parent whose `greeting` comes from the parent; status counts observed ConfigMaps. */
+const GREETER = `{
+  "children": [{
+    "apiVersion": "v1", "kind": "ConfigMap",
+    "metadata": { "name": parent.metadata.name & "-greeting" },
+    "data": { "greeting": "hello " & parent.spec.who }
+  }],
+  "status": { "observed": $count($keys(children."ConfigMap.v1")) }
+}`;
+
+function controller(name: string, sync: object, parentMode: string): KubeObject {
+  return {
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
+    metadata: { name, labels: { 'loom-test': LABEL } },
+    spec: {
+      generateSelector: true,
+      parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { mode: parentMode } } },
+      childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+      hooks: { sync: { jsonata: sync } },
+    },
+  };
+}
+
+const parent = (name: string, mode: string, who = 'world'): KubeObject =>
+  ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace, labels: { mode } }, spec: { who } });
+const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+const ccRef = (name: string) => ({ apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name });
+const readyOf = async (name: string) =>
+  ((await clients.writer.get(ccRef(name)))?.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)
+    ?.conditions?.find((c) => c.type === 'Ready');
+
+beforeAll(async () => {
+  clients = await testClients();
+  namespace = await createTestNamespace(testKubeConfig(), LABEL);
+  await createParentCrd(clients, KIND);
+  loom = await startTestLoom(LABEL);
+});
+
+afterAll(async () => {
+  await loom?.stop();
+});
+
+describe('JSONata hooks', () => {
+  it('sync children and status from an inline expression', async () => {
+    await clients.apply(controller('jsonata-inline', { expression: GREETER }, 'inline'));
+    await clients.apply(parent('inline', 'inline'));
+    const child = await eventually(() => configMap('inline-greeting'), 'the child');
+    expect(child.data).toEqual({ greeting: 'hello world' });
+    await eventually(async () => {
+      const p = await clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, namespace, name: 'inline' });
+      return (p?.status as { observed?: number } | undefined)?.observed === 1 || undefined;
+    }, 'the status to count the child');
+    expect(await eventually(() => readyOf('jsonata-inline'), 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('keep a controller whose expression does not compile from starting, saying where', async () => {
+    await clients.apply(controller('jsonata-broken', { expression: '{\n  "children": [ parent.metadata.name & ]\n}' }, 'broken'));
+    const ready = await eventually(async () => {
+      const r = await readyOf('jsonata-broken');
+      return r?.status === 'False' ? r : undefined;
+    }, 'Ready=False');
+    expect(ready.reason).toBe('CompileError');
+    expect(ready.message).toMatch(/line 2, column \d+/);
+    await clients.apply(parent('broken', 'broken'));
+    await clients.apply(parent('still-working', 'inline'));
+    await eventually(() => configMap('still-working-greeting'), 'the other controller to keep working');
+    expect(await configMap('broken-greeting')).toBeUndefined();
+  });
+
+  it('pick up an edited ConfigMap-held expression without a restart', async () => {
+    const source = (greeting: string): KubeObject => ({
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'greeter-source', namespace },
+      data: { sync: GREETER.replace('"hello "', `"${greeting} "`) },
+    });
+    await clients.apply(source('hello'));
+    await clients.apply(controller('jsonata-configmap', { configMapRef: { namespace, name: 'greeter-source', key: 'sync' } }, 'configmap'));
+    await clients.apply(parent('from-cm', 'configmap'));
+    await eventually(async () => ((await configMap('from-cm-greeting'))?.data as { greeting?: string } | undefined)?.greeting === 'hello world' || undefined, 'the first greeting');
+    await clients.apply(source('howdy'));
+    await eventually(async () => ((await configMap('from-cm-greeting'))?.data as { greeting?: string } | undefined)?.greeting === 'howdy world' || undefined, 'the edited greeting');
+  });
+
+  it('fail only the sync of a runaway expression, keeping the children', async () => {
+    const runaway = `parent.spec.who = "loop" ? ($f := function($n) { $f($n + 1) }; $f(0)) : ${GREETER}`;
+    await clients.apply(controller('jsonata-runaway', { expression: runaway, timeout: '200ms' }, 'runaway'));
+    await clients.apply(parent('runaway', 'runaway'));
+    const before = await eventually(() => configMap('runaway-greeting'), 'the child before the loop');
+    await clients.apply(parent('runaway', 'runaway', 'loop'));
+    const events = await eventually(async () => {
+      const list = await clients.client.request<{ items: { reason: string; message: string }[] }>({
+        method: 'GET', path: `/api/v1/namespaces/${namespace}/events`, query: { fieldSelector: 'involvedObject.name=runaway' },
+      });
+      const errors = list.items.filter((e) => e.reason === 'SyncError');
+      return errors.length > 0 ? errors : undefined;
+    }, 'a SyncError for the runaway expression');
+    expect(events[0]!.message).toMatch(/maximum depth|timed out/);
+    const after = await configMap('runaway-greeting');
+    expect(after?.metadata.uid).toBe(before.metadata.uid);
+  });
+});
