@@ -35,6 +35,8 @@ export function createExpressionSources(host: Host, onChange: (controller: strin
   let lease: InformerLease | undefined;
 
   const changed = (previous: KubeObject | undefined, current: KubeObject | undefined): void => {
+    // The first list is not a change: engines read the texts only after it has completed.
+    if (!lease?.informer.hasSynced()) return;
     const cm = current ?? previous;
     const at = keyOf(cm?.metadata.namespace, cm?.metadata.name);
     for (const [controller, refs] of users) {
