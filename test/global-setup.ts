@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import type { TestProject } from 'vitest/node';
 import { crdManifests } from '../src/cli/install-crds.ts';
 import { startControlPlane } from '../src/devcluster/index.ts';
+import { shelfCrds } from './support/shelf-crds.ts';
 import { parentCrd, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 declare module 'vitest' {
@@ -17,7 +18,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const logger = pino({ level: 'warn' });
   // CRDs exist before the controller-manager starts, so garbage collection knows their kinds at once.
-  const crds = [...(await crdManifests()), ...Object.values(TEST_PARENT_KINDS).map(parentCrd)];
+  // The shelf's CRDs (controllers/*/crd.yaml) too, so shelf controllers' tests find their kinds served.
+  const crds = [...(await crdManifests()), ...Object.values(TEST_PARENT_KINDS).map(parentCrd), ...(await shelfCrds())];
   const plane = await startControlPlane({ logger, crds });
   project.provide('kubeconfigPath', plane.kubeconfigPath);
   return async () => {

@@ -10,7 +10,7 @@ import { executePlan, childKey } from '../../apply/index.ts';
 import {
   afterFinalize, childRefOf, decideLifecycle, fingerprintOf, normaliseDesiredChildren, parentSelector, planChildren, sanitizeForApply, type ChildRef,
 } from '../../core/index.ts';
-import { TerminalError, type ReconcileResult } from '../../engine/index.ts';
+import { errorChain, TerminalError, type ReconcileResult } from '../../engine/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
 import { setFinalizer, writeStatus } from './parent-writes.ts';
@@ -42,7 +42,7 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   }
   const failures = manage ? await manageChildren(ctx, desired, claimed) : [];
   await writeStatus(ctx, parent, response.status);
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => f.message).join('; ')}`);
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }
 
