@@ -3,6 +3,7 @@
  * problem with its field path instead of stopping at the first. `null` counts as absent, as it does
  * for Go's decoder and for the API server's pruning of non-nullable fields.
  */
+import { isRecord } from './json-value.ts';
 
 /** One thing wrong with the input, at a dotted field path such as `spec.hooks.sync.webhook`. */
 export interface FieldProblem {
@@ -21,10 +22,7 @@ export function formatProblem(problem: FieldProblem): string {
   return `${problem.path || '(root)'}: ${problem.message}`;
 }
 
-/** A plain JSON object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isRecord };
 
 /** Optional properties must be absent rather than `undefined` (exactOptionalPropertyTypes). */
 type WithoutUndefined<T> = { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {

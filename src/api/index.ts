@@ -9,6 +9,7 @@ export { InvalidDurationError, parseDuration } from './duration.ts';
 export * from './controller-spec.ts';
 export type { ControllerRevision, ControllerRevisionChildren } from './controller-revision.ts';
 export { formatProblem, type FieldProblem } from './field-reader.ts';
+export { canonicalJson, compareStrings, isRecord, jsonEqual } from './json-value.ts';
 export { parseCompositeController, parseDecoratorController, type ParseResult } from './parse-controller.ts';
 export { buildObjectMap, objectMapKey, typeKey, type BuildObjectMapOptions, type ObjectMap, type TypeRef } from './object-map.ts';
 export {

@@ -4,8 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
-import { LAST_APPLIED_ANNOTATION } from '../api/index.ts';
-import { appliedRecordOf, canonicalJson, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
+import { canonicalJson, LAST_APPLIED_ANNOTATION } from '../api/index.ts';
+import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, KubeApiError, type ObjectWriter } from '../kube/index.ts';
 

@@ -21,6 +21,7 @@ import {
   parseDecoratorController,
   type FieldProblem,
   type ParseResult,
+  isRecord,
 } from '../api/index.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
@@ -50,10 +51,6 @@ const ROLLING_METHODS = ['RollingRecreate', 'RollingInPlace'];
 const NON_ROLLING_METHODS = ['OnDelete', 'Recreate', 'InPlace'];
 /** Metacontroller splits revision field paths on `.` and walks object fields; no array indexes. */
 const FIELD_PATH = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The value at `keys` below `value`, or `undefined` when any step is missing or not an object. */
 function at(value: unknown, ...keys: string[]): unknown {

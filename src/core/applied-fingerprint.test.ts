@@ -1,23 +1,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
-import { appliedRecordOf, canonicalJson, fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
+import { appliedRecordOf, fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
 
 function secret(data: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'ns', ...extra }, data };
 }
-
-describe('canonicalJson', () => {
-  it.each<[string, unknown, string]>([
-    ['sorts keys at every level', { b: 1, a: { d: [{ z: 1, y: 2 }], c: null } }, '{"a":{"c":null,"d":[{"y":2,"z":1}]},"b":1}'],
-    ['sorts integer-like keys as text', { b: 1, '10': 2, '9': 3 }, '{"10":2,"9":3,"b":1}'],
-    ['leaves out undefined members', { a: undefined, b: 1 }, '{"b":1}'],
-    ['escapes strings as JSON does', { 'k"': 'line\nbreak' }, '{"k\\"":"line\\nbreak"}'],
-    ['writes scalars', [true, 1.5, 'x', null], '[true,1.5,"x",null]'],
-  ])('%s', (_name, value, expected) => {
-    expect(canonicalJson(value)).toBe(expected);
-  });
-});
 
 describe('fingerprintOf', () => {
   it('is the sha256 of the canonical JSON', () => {

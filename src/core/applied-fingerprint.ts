@@ -13,6 +13,7 @@
  * apply.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../api/json-value.ts';
 import type { KubeObject } from '../api/object.ts';
 
 /** The record of one successful apply, kept by the caller (in memory) per child identity. */
@@ -23,28 +24,6 @@ export interface AppliedRecord {
   hash: string;
   /** `metadata.resourceVersion` of the object the apply returned. */
   resourceVersion: string;
-}
-
-function compareKeys(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
-}
-
-/**
- * JSON text with object keys sorted at every level, no whitespace, and `undefined` members left out
- * (as `JSON.stringify` does). Equal JSON trees give equal text whatever their key order, so the text
- * can be hashed or compared byte for byte. Sorting is by UTF-16 code unit.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const members = Object.entries(value as Record<string, unknown>)
-      .filter(([, member]) => member !== undefined)
-      .sort(([a], [b]) => compareKeys(a, b))
-      .map(([key, member]) => `${JSON.stringify(key)}:${canonicalJson(member)}`);
-    return `{${members.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** A stable content hash of a desired object: hex sha256 of its {@link canonicalJson}. */

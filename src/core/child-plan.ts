@@ -11,7 +11,9 @@
  */
 import type { KubeObject } from '../api/object.ts';
 import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
-import { LAST_APPLIED_ANNOTATION, dynamicApplyMerge, withLastApplied } from './three-way-merge.ts';
+import { compareStrings } from '../api/json-value.ts';
+import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';
+import { dynamicApplyMerge, withLastApplied } from './three-way-merge.ts';
 
 /** `updateStrategy.method` of a child rule; `OnDelete` when the rule sets none. */
 export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';
@@ -137,17 +139,12 @@ function byIdentity(objects: readonly KubeObject[]): Map<string, KubeObject> {
   return new Map(objects.map((obj) => [identityOf(obj), obj]));
 }
 
-function compareText(a: string, b: string): number {
-  if (a === b) return 0;
-  return a < b ? -1 : 1;
-}
-
 function compareRefs(a: ChildRef, b: ChildRef): number {
   return (
-    compareText(a.apiVersion, b.apiVersion) ||
-    compareText(a.kind, b.kind) ||
-    compareText(a.namespace, b.namespace) ||
-    compareText(a.name, b.name)
+    compareStrings(a.apiVersion, b.apiVersion) ||
+    compareStrings(a.kind, b.kind) ||
+    compareStrings(a.namespace, b.namespace) ||
+    compareStrings(a.name, b.name)
   );
 }
 

@@ -3,11 +3,13 @@
  * (contract §5.1–5.2): the parent's label selector, the controller reference it writes, and the
  * claim / adopt / release decision for each candidate child. Pure: the caller performs the writes.
  */
+import { isRecord } from '../api/json-value.ts';
+import { CONTROLLER_UID_LABEL } from '../api/well-known.ts';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../api/label-selector.ts';
 import { controllerRefOf, objectKey, type KubeObject, type OwnerReference } from '../api/object.ts';
 
 /** The label Metacontroller injects into children with `generateSelector` (value: the parent's UID). */
-export const CONTROLLER_UID_LABEL = 'controller-uid';
+export { CONTROLLER_UID_LABEL };
 
 /** The parent's `spec.selector` is missing, empty or malformed; the sync fails before any write. */
 export class ParentSelectorError extends Error {
@@ -23,10 +25,6 @@ const OPERATORS: ReadonlySet<string> = new Set(['In', 'NotIn', 'Exists', 'DoesNo
 
 function describeParent(parent: KubeObject): string {
   return `parent ${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '<unnamed>')}`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isStringArray(value: unknown): value is string[] {

@@ -2,15 +2,14 @@
  * The finalizer lifecycle of a CompositeController parent (contract §5.4): which hook a sync calls,
  * whether the controller's finalizer is added or removed first, and whether children may be touched.
  */
+import { compositeFinalizer } from '../api/well-known.ts';
 import type { KubeObject } from '../api/object.ts';
 
 /** Finalizers the garbage collector itself works through; loom never fights them. */
 export const GC_FINALIZERS: readonly string[] = ['foregroundDeletion', 'orphan'];
 
 /** The finalizer a CompositeController puts on its parents; the exact string Metacontroller uses. */
-export function finalizerName(controllerName: string): string {
-  return `metacontroller.io/compositecontroller-${controllerName}`;
-}
+export const finalizerName = compositeFinalizer;
 
 /** What to do with the controller's finalizer before calling the hook. */
 export type FinalizerAction = 'add' | 'remove' | 'keep';

@@ -11,7 +11,7 @@ export { normaliseDesiredChildren, type DeclaredChildType, type DesiredChildrenO
 export { GC_FINALIZERS, finalizerName, decideLifecycle, afterFinalize, type FinalizerAction, type LifecycleDecision, type LifecycleInput } from './finalizer.ts';
 export { desiredStatus, statusChanged, type JsonObject } from './parent-status.ts';
 export { LAST_APPLIED_ANNOTATION, threeWayMerge, jsonEqual, lastAppliedOf, withLastApplied, dynamicApplyMerge, type DynamicApplyResult } from './three-way-merge.ts';
-export { canonicalJson, fingerprintOf, isUpToDate, appliedRecordOf, type AppliedRecord } from './applied-fingerprint.ts';
+export { fingerprintOf, isUpToDate, appliedRecordOf, type AppliedRecord } from './applied-fingerprint.ts';
 export {
   planChildren, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
 } from './child-plan.ts';

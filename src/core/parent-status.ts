@@ -3,6 +3,7 @@
  * `.status` wholesale, stamped with the generation it was computed from, and is written only when it
  * differs from what is there.
  */
+import { jsonEqual } from '../api/json-value.ts';
 import type { Json } from '../api/object.ts';
 
 /** A JSON object, as `.status` is. */
@@ -20,27 +21,6 @@ export function desiredStatus(input: {
   const status: JsonObject = input.hookStatus ? structuredClone(input.hookStatus) : {};
   if (input.generation !== undefined) status.observedGeneration = input.generation;
   return status;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function arraysEqual(a: readonly unknown[], b: readonly unknown[]): boolean {
-  return a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-}
-
-function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
-}
-
-/** Structural equality of JSON values; object key order does not matter, array order does. */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && arraysEqual(a, b);
-  if (isObject(a) && isObject(b)) return objectsEqual(a, b);
-  return a === b;
 }
 
 /**

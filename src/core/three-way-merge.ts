@@ -8,10 +8,11 @@
  * every child once.
  */
 import type { Json, KubeObject } from '../api/object.ts';
-import { canonicalJson } from './applied-fingerprint.ts';
+import { canonicalJson, jsonEqual } from '../api/json-value.ts';
+import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';
 
 /** Annotation holding the JSON of the last desired object loom (or Metacontroller) applied. */
-export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
+export { jsonEqual, LAST_APPLIED_ANNOTATION };
 
 type JsonObject = { [key: string]: Json };
 
@@ -135,18 +136,6 @@ function mergeListMap(key: string, observed: Json[], lastApplied: Json[], desire
   return result;
 }
 
-/**
- * Deep equality of two JSON trees: same types, same list order, same object keys (in any order), no
- * normalisation (`1` and `"1"` differ, a missing key differs from `null`).
- */
-export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
-  if (!isJsonObject(a) || !isJsonObject(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => Object.hasOwn(b, key) && jsonEqual(a[key], b[key]));
-}
 
 function toJson(obj: KubeObject): JsonObject {
   return obj as unknown as JsonObject;

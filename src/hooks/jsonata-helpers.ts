@@ -16,6 +16,7 @@
  * | `$child(children, type, name)` | one observed object of an object map, or `undefined` |
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson, isRecord } from '../api/json-value.ts';
 import { matchesSelector } from '../api/label-selector.ts';
 
 /** One helper: its name without the `$`, and its implementation. */
@@ -36,26 +37,8 @@ function typeName(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function sha256Hex(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/** JSON with object keys sorted at every level, so equal content always gives equal text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item ?? null)).join(',')}]`;
-  if (isRecord(value)) {
-    const fields = Object.keys(value)
-      .filter((key) => value[key] !== undefined && typeof value[key] !== 'function')
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`);
-    return `{${fields.join(',')}}`;
-  }
-  // A function (a JSONata lambda) inside an array encodes as null, as JSON.stringify does.
-  return typeof value === 'function' ? 'null' : JSON.stringify(value);
 }
 
 /**
