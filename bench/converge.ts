@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { crdManifests } from '../src/cli/install-crds.ts';
 import { startControlPlane } from '../src/devcluster/index.ts';
 import { systemClock } from '../src/engine/index.ts';
-import { createObjectWriter, createRestClient, discover, loadKubeConfig, type ObjectWriter } from '../src/kube/index.ts';
+import { createRestClient, loadKubeConfig, writerFromDiscovery, type ObjectWriter } from '../src/kube/index.ts';
 import { runLoom } from '../src/main.ts';
 
 const parents = Number(process.argv[2] ?? 1000);
@@ -43,8 +43,7 @@ const plane = await startControlPlane({ crds: [...(await crdManifests()), crd] }
 try {
   const kubeConfig = loadKubeConfig({ path: plane.kubeconfigPath });
   const client = createRestClient({ kubeConfig });
-  const snapshot = await discover(client);
-  const writer: ObjectWriter = createObjectWriter(client, (apiVersion, kind) => snapshot.byKind(apiVersion, kind)!);
+  const writer: ObjectWriter = await writerFromDiscovery(client);
   const names = Array.from({ length: parents }, (_, i) => `p${i}`);
   for (const ns of ['baseline', 'loom']) await writer.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
 

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
-import { createObjectWriter, createRestClient, discover, loadKubeConfig } from '../src/kube/index.ts';
+import { createRestClient, loadKubeConfig, writerFromDiscovery } from '../src/kube/index.ts';
 import { eventually } from './support/cluster.ts';
 
 let dev: ChildProcess | undefined;
@@ -36,8 +36,7 @@ describe('loom dev', () => {
   it('runs the hello example until Ctrl-C', async () => {
     const { kubeconfig, runDir } = await startDev();
     const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfig }) });
-    const snapshot = await discover(client);
-    const writer = createObjectWriter(client, (apiVersion, kind) => snapshot.byKind(apiVersion, kind)!);
+    const writer = await writerFromDiscovery(client);
     const hello = load(await readFile('examples/hello/hello.yaml', 'utf8')) as KubeObject;
     await writer.apply(hello, { fieldManager: 'test' });
 

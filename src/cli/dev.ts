@@ -8,7 +8,7 @@ import { load } from 'js-yaml';
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/index.ts';
 import { startControlPlane } from '../devcluster/index.ts';
-import { createObjectWriter, createRestClient, discover, loadKubeConfig } from '../kube/index.ts';
+import { createRestClient, loadKubeConfig, writerFromDiscovery } from '../kube/index.ts';
 import { runLoom, type LoomConfig } from '../main.ts';
 import { helloHook } from '../../examples/hello/hook.ts';
 import { crdManifests } from './install-crds.ts';
@@ -33,8 +33,7 @@ async function yamlOf(file: string): Promise<KubeObject> {
 /** Applies the hello controller, its webhook pointed at the in-process hook server. */
 async function applyExample(kubeconfigPath: string, hookUrl: string): Promise<void> {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath }) });
-  const snapshot = await discover(client);
-  const writer = createObjectWriter(client, (apiVersion, kind) => snapshot.byKind(apiVersion, kind)!);
+  const writer = await writerFromDiscovery(client);
   const controller = await yamlOf('controller.yaml');
   (controller.spec as { hooks: { sync: { webhook: { url: string } } } }).hooks.sync.webhook.url = `${hookUrl}/sync`;
   await writer.apply(controller, { fieldManager: 'loom-dev' });

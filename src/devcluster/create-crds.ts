@@ -3,8 +3,7 @@
  * controller-manager starts, so its garbage collector knows their kinds from its first sync.
  */
 import type { Clock } from '../engine/clock.ts';
-import { createRestClient, loadKubeConfig } from '../kube/index.ts';
-import { waitUntil } from './wait-until.ts';
+import { createRestClient, loadKubeConfig, waitForCrdsEstablished } from '../kube/index.ts';
 
 /** What to create and where. */
 export interface CreateCrdsInput {
@@ -24,10 +23,5 @@ export async function createCrds(input: CreateCrdsInput): Promise<void> {
     const created = await client.request<{ metadata: { name: string } }>({ method: 'POST', path: CRD_PATH, body: crd, signal: input.signal });
     names.push(created.metadata.name);
   }
-  for (const name of names) {
-    await waitUntil(async () => {
-      const crd = await client.request<{ status?: { conditions?: { type: string; status: string }[] } }>({ method: 'GET', path: `${CRD_PATH}/${name}` });
-      return (crd.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
-    }, { clock: input.clock, what: `CRD ${name} to be Established`, timeoutMs: 30_000, signal: input.signal });
-  }
+  await waitForCrdsEstablished(client, names, { sleep: (ms, signal) => input.clock.sleep(ms, signal), signal: input.signal });
 }

@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from '../api/object.ts';
 import { isNotFound } from './kube-api-error.ts';
+import { discover } from './discovery.ts';
 import type { RestClient } from './rest-client.ts';
 import { resourcePath, type ResourceType } from './resource-path.ts';
 
@@ -52,6 +53,19 @@ export interface ObjectWriter {
 
 function refOf(obj: KubeObject): ObjectRef {
   return { apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
+}
+
+/**
+ * A writer whose types come from one discovery pass: for one-off tools (`install-crds`, `loom dev`,
+ * benchmarks) that write known kinds once. Long-running code resolves against refreshed discovery.
+ */
+export async function writerFromDiscovery(client: RestClient, signal?: AbortSignal): Promise<ObjectWriter> {
+  const snapshot = await discover(client, signal);
+  return createObjectWriter(client, (apiVersion, kind) => {
+    const type = snapshot.byKind(apiVersion, kind);
+    if (!type) throw new Error(`the API server does not serve kind ${kind} in ${apiVersion}`);
+    return type;
+  });
 }
 
 /** Creates a writer over `client`, resolving types with `resolveType`. */

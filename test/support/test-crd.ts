@@ -3,7 +3,8 @@
  * name unique to the test file so files running side by side do not share it.
  */
 import type { KubeObject } from '../../src/api/index.ts';
-import { eventually } from './cluster.ts';
+import { systemClock } from '../../src/engine/index.ts';
+import { waitForCrdsEstablished } from '../../src/kube/index.ts';
 import type { TestClients } from './loom.ts';
 
 /** The group every test CRD lives in. */
@@ -54,10 +55,6 @@ export function parentCrd(names: ParentKind): KubeObject {
 export async function createParentCrd(clients: TestClients, names: ParentKind): Promise<void> {
   const crd = parentCrd(names);
   await clients.apply(crd);
-  await eventually(async () => {
-    const current = await clients.writer.get({ apiVersion: crd.apiVersion, kind: crd.kind, name: crd.metadata.name! });
-    const conditions = (current?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? [];
-    return conditions.some((c) => c.type === 'Established' && c.status === 'True') || undefined;
-  }, `CRD ${crd.metadata.name} to be Established`);
+  await waitForCrdsEstablished(clients.client, [crd.metadata.name!], { sleep: (ms, signal) => systemClock.sleep(ms, signal) });
   await clients.refresh();
 }
