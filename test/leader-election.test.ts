@@ -20,9 +20,18 @@ const leaseRef = () => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', n
 const holder = async () => ((await clients.writer.get(leaseRef()))?.spec as { holderIdentity?: string } | undefined)?.holderIdentity;
 const child = (parent: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${parent}-leader` });
 
+/** Every API request each replica made, so a standby can be shown to leave parents and children alone. */
+const requests = new Map<string, { method: string; path: string }[]>();
+
 async function replica(identity: string): Promise<void> {
-  replicas.set(identity, await startTestLoom(LABEL, { leaderElection: { namespace, name: 'loom-leader-test', identity } }));
+  const seen: { method: string; path: string }[] = [];
+  requests.set(identity, seen);
+  replicas.set(identity, await startTestLoom(LABEL, { leaderElection: { namespace, name: 'loom-leader-test', identity } }, (r) => void seen.push(r)));
 }
+
+/** Requests that only a running controller makes: watching the parent type, writing children. */
+const controllerWork = (identity: string) =>
+  (requests.get(identity) ?? []).filter((r) => r.path.includes(`/${KIND.plural}`) || (r.method !== 'GET' && r.path.includes('/configmaps')));
 
 beforeAll(async () => {
   clients = await testClients();
@@ -54,19 +63,22 @@ afterAll(async () => {
 const parent = (name: string): KubeObject => ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace, labels: { mode: 'leader' } } });
 
 describe('leader election', () => {
-  it('lets the first replica lead, and hands the lease to the standby when the leader stops', async () => {
+  it('runs controllers only on the lease holder, and hands the lease to the standby when the leader stops', async () => {
     await replica('replica-a');
     await eventually(async () => ((await holder()) === 'replica-a' ? true : undefined), 'replica-a to lead');
     await replica('replica-b');
     await clients.apply(parent('first'));
     await eventually(() => child('first'), 'the leader to sync the first parent');
     expect(await holder()).toBe('replica-a');
+    expect(controllerWork('replica-a').length).toBeGreaterThan(0);
+    expect(controllerWork('replica-b')).toEqual([]);
 
     await replicas.get('replica-a')!.stop();
     replicas.delete('replica-a');
     await eventually(async () => ((await holder()) === 'replica-b' ? true : undefined), 'replica-b to take over', 10_000);
     await clients.apply(parent('second'));
     await eventually(() => child('second'), 'the new leader to sync the second parent');
+    expect(controllerWork('replica-b').length).toBeGreaterThan(0);
     const lease = await clients.writer.get(leaseRef());
     expect((lease?.spec as { leaseTransitions?: number }).leaseTransitions).toBe(1);
   });
