@@ -22,7 +22,11 @@ export interface HookIdentity {
 async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<HookRunner> {
   const jsonata = spec.jsonata!;
   const expression = jsonata.expression ?? (await sources.read(jsonata.configMapRef));
-  return compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock });
+  // The hook metrics' `url` label names where the expression lives, so the series of two JSONata hooks differ.
+  const ref = jsonata.configMapRef;
+  const url = ref ? `jsonata:configmap/${ref.namespace}/${ref.name}/${ref.key}` : 'jsonata:inline';
+  const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
+  return compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer });
 }
 
 /** The runner of any hook spec. */
