@@ -16,3 +16,5 @@ export {
   planChildren, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
+export { relatedSelection, selects, RelatedRuleError, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
+export { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';

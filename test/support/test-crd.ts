@@ -32,6 +32,7 @@ export const TEST_PARENT_KINDS = {
   faulty: { plural: 'faulties', kind: 'Faulty' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
+  related: { plural: 'relateds', kind: 'Related' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

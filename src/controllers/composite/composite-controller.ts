@@ -11,6 +11,7 @@ import { isConflict, KubeApiError, type InformerLease } from '../../kube/index.t
 import { resolveResource, type Host } from '../host.ts';
 import { runnerFor } from '../hook-runners.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
+import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
 import { childHandler, parentHandler, type RoutingContext } from './route-events.ts';
 import { syncParent } from './sync-parent.ts';
@@ -40,16 +41,21 @@ export async function startCompositeController(
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
   const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource);
   const childTypes = spec.childResources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
-  const hookRunner = async (hook: 'sync' | 'finalize') => {
+  const hookRunner = async (hook: 'sync' | 'finalize' | 'customize') => {
     const hookSpec = spec.hooks[hook];
     return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }, sources) : undefined;
   };
   const runners = { sync: await hookRunner('sync'), finalize: await hookRunner('finalize') };
+  const customizeRunner = await hookRunner('customize');
+  const queue = new WorkQueue({ clock: host.clock });
 
   const leases: InformerLease[] = [host.informers.acquire(parentType), ...childTypes.map((c) => host.informers.acquire(c.type))];
   const [parentLease, ...childLeases] = leases;
   const ctx: CompositeContext = {
     host, controller, labels, parentType, logger, runners,
+    related: customizeRunner && createRelatedObjects({
+      host, controller: controller.object, hook: spec.hooks.customize!, runner: customizeRunner, enqueue: (key) => queue.add(key), logger,
+    }),
     parents: parentLease!.informer.store,
     children: childTypes.map((c, i) => ({ ...c, store: childLeases[i]!.informer.store })),
     finalizer: finalizerName(controller.name),
@@ -62,7 +68,7 @@ export async function startCompositeController(
     for (const lease of leases) lease.release();
     throw err;
   }
-  return run(ctx, leases);
+  return run(ctx, leases, queue);
 }
 
 async function waitForCaches(host: Host, leases: InformerLease[], signal: AbortSignal): Promise<void> {
@@ -78,9 +84,8 @@ async function waitForCaches(host: Host, leases: InformerLease[], signal: AbortS
   throw new Error(`the caches of ${pending.join(', ')} did not fill within ${CACHE_SYNC_TIMEOUT_MS / 1000} s (can loom list them?)`);
 }
 
-function run(ctx: CompositeContext, leases: InformerLease[]): RunningController {
-  const { host, controller } = ctx;
-  const queue = new WorkQueue({ clock: host.clock });
+function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue): RunningController {
+  const { host, controller, related } = ctx;
   const routing: RoutingContext = {
     parentType: ctx.parentType, parents: ctx.parents, finalizer: ctx.finalizer,
     parentLabelSelector: controller.spec.parentResource.labelSelector,
@@ -94,6 +99,8 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
     ...childLeases.map((lease) => lease.informer.subscribe(childHandler(routing))),
     // A deleted child's apply record can never match again; drop it so the map does not grow forever.
     ...childLeases.map((lease) => lease.informer.subscribe({ onDelete: (child) => ctx.records.delete(childKey(childRefOf(child))) })),
+    // A deleted parent's customize answer and related-object routes go with it.
+    parentLease!.informer.subscribe({ onDelete: (parent) => related?.forget(parent) }),
   ];
   const untrack = host.metrics.trackQueue(ctx.labels, () => queue.len());
   const stopping = new AbortController();
@@ -118,6 +125,7 @@ function run(ctx: CompositeContext, leases: InformerLease[]): RunningController 
       stopping.abort();
       for (const off of unsubscribe) off();
       await Promise.all([workers, resync]);
+      related?.stop();
       untrack();
       for (const lease of leases) lease.release();
       ctx.logger.info('controller stopped');

@@ -9,6 +9,7 @@ import type { HookRunner } from '../../hooks/index.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
 import type { ControllerLabels } from '../../server/metrics.ts';
 import type { Host } from '../host.ts';
+import type { RelatedObjects } from '../related-objects.ts';
 
 /** One declared child type with its cache. */
 export interface ChildType {
@@ -26,6 +27,8 @@ export interface CompositeContext {
   parents: ReadonlyObjectStore;
   children: readonly ChildType[];
   runners: { sync?: HookRunner | undefined; finalize?: HookRunner | undefined };
+  /** Present when the controller has a customize hook. */
+  related?: RelatedObjects | undefined;
   finalizer: string;
   records: AppliedRecords;
   logger: Logger;

@@ -60,6 +60,7 @@ async function callHook(ctx: CompositeContext, call: HookCall, signal: AbortSign
   const request = compositeRequest({
     controller: ctx.controller.object, parent: call.parent, version: spec.version, finalizing: call.finalizing,
     children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
+    related: await ctx.related?.of(call.parent, signal),
   });
   const raw = await runner.call(request, signal);
   const { response, ignoredFields } = decodeCompositeResponse(raw, responseModeOf(spec));
