@@ -1,15 +1,19 @@
 /**
- * Runs the controller objects themselves: watches CompositeControllers and keeps one engine running
- * per object that matches `--target-label-selector`, restarting it when its spec (generation) or a
+ * Runs the controller objects themselves: watches CompositeControllers and DecoratorControllers and
+ * keeps one engine running per object that matches `--target-label-selector`, restarting it when its spec (generation) or a
  * ConfigMap-held expression changes and stopping it when the object goes. A controller that cannot
  * start gets a `CreateError` event and a `Ready=False` condition saying why (loom's addition:
  * Metacontroller leaves the status empty); one that runs gets `Ready=True`. A resource discovery does
  * not serve yet is retried with backoff and never given up on (a controller may be applied together
  * with the CRD it names).
  */
-import { GROUP_VERSION, matchesSelector, parseCompositeController, type CompositeController, type KubeObject, type LabelSelector } from '../api/index.ts';
+import {
+  GROUP_VERSION, matchesSelector, parseCompositeController, parseDecoratorController, type CompositeController, type DecoratorController, type Hook, type KubeObject, type LabelSelector, type ParseResult,
+} from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
-import { startCompositeController, type RunningController } from './composite/composite-controller.ts';
+import { startCompositeController } from './composite/composite-controller.ts';
+import { startDecoratorController } from './decorator/decorator-controller.ts';
+import type { RunningController } from './engine-loop.ts';
 import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
 import { setReady } from './controller-status.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
@@ -24,16 +28,42 @@ export interface MetaControllerOptions {
 
 const META_WORKERS = 4;
 
+/** One kind of controller object: how to read it and how to run it. */
+interface ControllerKind<C extends { spec: { hooks: ControllerHooks } }> {
+  kind: string;
+  resource: string;
+  parse(obj: unknown): ParseResult<C>;
+  start(host: Host, controller: C, signal: AbortSignal, sources: ExpressionSources): Promise<RunningController>;
+}
+
+interface ControllerHooks {
+  sync?: Hook | undefined;
+  finalize?: Hook | undefined;
+  customize?: Hook | undefined;
+}
+
+const COMPOSITE = {
+  kind: 'CompositeController', resource: 'compositecontrollers', parse: parseCompositeController, start: startCompositeController,
+} satisfies ControllerKind<CompositeController>;
+const DECORATOR = {
+  kind: 'DecoratorController', resource: 'decoratorcontrollers', parse: parseDecoratorController, start: startDecoratorController,
+} satisfies ControllerKind<DecoratorController>;
+
 interface Engine {
   uid: string | undefined;
   generation: number | undefined;
   running: RunningController;
 }
 
-/** Watches CompositeControllers until `signal` aborts, then stops every engine. */
+/** Watches CompositeControllers and DecoratorControllers until `signal` aborts, then stops every engine. */
 export async function runMetaController(options: MetaControllerOptions, signal: AbortSignal): Promise<void> {
+  await Promise.all([runKind(options, COMPOSITE, signal), runKind(options, DECORATOR, signal)]);
+}
+
+/** Runs the controller objects of one kind. */
+async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: MetaControllerOptions, kind: ControllerKind<C>, signal: AbortSignal): Promise<void> {
   const { host } = options;
-  const type = await waitForResource(host, 'compositecontrollers', signal);
+  const type = await waitForResource(host, kind.resource, signal);
   if (!type) return;
   const lease = host.informers.acquire(type);
   const engines = new Map<string, Engine>();
@@ -49,7 +79,7 @@ export async function runMetaController(options: MetaControllerOptions, signal: 
     onDelete: (o) => queue.add(o.metadata.name ?? ''),
   });
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> =>
-    reconcileController({ ...options, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name) }, name);
+    reconcileController({ ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name) }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
     queue, workers: META_WORKERS, signal, reconcileSignal: signal, clock: host.clock, reconciler: { reconcile },
@@ -75,7 +105,8 @@ async function waitForResource(host: Host, resource: string, signal: AbortSignal
   return undefined;
 }
 
-interface ReconcileInput extends MetaControllerOptions {
+interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends MetaControllerOptions {
+  kind: ControllerKind<C>;
   engines: Map<string, Engine>;
   sources: ExpressionSources;
   /** Controllers whose ConfigMap-held expression changed since their engine started. */
@@ -84,12 +115,12 @@ interface ReconcileInput extends MetaControllerOptions {
   get(): KubeObject | undefined;
 }
 
-function isWanted(input: ReconcileInput, obj: KubeObject | undefined): obj is KubeObject {
+function isWanted(input: MetaControllerOptions, obj: KubeObject | undefined): obj is KubeObject {
   return obj !== undefined && (input.targetSelector === undefined || matchesSelector(input.targetSelector, obj.metadata.labels));
 }
 
 /** Stops the running engine when its object is gone, no longer targeted, has a new spec or a changed expression. */
-async function stopIfStale(input: ReconcileInput, name: string, obj: KubeObject | undefined): Promise<void> {
+async function stopIfStale<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject | undefined): Promise<void> {
   const current = input.engines.get(name);
   const sourceChanged = input.sourceChanged.delete(name);
   if (!current) return;
@@ -101,27 +132,27 @@ async function stopIfStale(input: ReconcileInput, name: string, obj: KubeObject 
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopped', message: 'Stopped controller' });
 }
 
-async function reconcileController(input: ReconcileInput, name: string): Promise<ReconcileResult> {
+async function reconcileController<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string): Promise<ReconcileResult> {
   const { engines } = input;
   const obj = input.get();
-  const parsed = isWanted(input, obj) ? parseCompositeController(obj) : undefined;
+  const parsed = isWanted(input, obj) ? input.kind.parse(obj) : undefined;
   input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
   await stopIfStale(input, name, obj);
   if (!isWanted(input, obj) || !parsed || engines.has(name)) return {};
   if (!parsed.ok) {
     const message = parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     await notReady(input, obj, { reason: 'InvalidSpec', message });
-    throw new TerminalError(`invalid CompositeController ${name}: ${message}`);
+    throw new TerminalError(`invalid ${input.kind.kind} ${name}: ${message}`);
   }
   await startEngine(input, name, obj, parsed.value);
   return {};
 }
 
-async function startEngine(input: ReconcileInput, name: string, obj: KubeObject, controller: CompositeController): Promise<void> {
+async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject, controller: C): Promise<void> {
   const { host } = input;
   host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
   try {
-    const running = await startCompositeController(host, controller, input.signal, input.sources);
+    const running = await input.kind.start(host, controller, input.signal, input.sources);
     input.engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running });
   } catch (err) {
     await notReady(input, obj, { reason: err instanceof JsonataCompileError ? 'CompileError' : 'CreateError', message: errorChain(err).join(': ') });
@@ -136,7 +167,7 @@ async function startEngine(input: ReconcileInput, name: string, obj: KubeObject,
 }
 
 /** `CreateError` event and `Ready=False` with the reason, for a controller that cannot start. */
-async function notReady(input: ReconcileInput, obj: KubeObject, why: { reason: string; message: string }): Promise<void> {
+async function notReady(input: MetaControllerOptions, obj: KubeObject, why: { reason: string; message: string }): Promise<void> {
   input.host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${why.message}` });
   await setReady(input.host, obj, { status: 'False', ...why });
 }

@@ -37,8 +37,10 @@ export interface RelatedObjectsOptions {
   /** The customize hook and its runner. */
   hook: Hook;
   runner: HookRunner;
-  /** Queues a parent (by store key) for a sync. */
+  /** Queues a parent for a sync, by the key {@link RelatedObjectsOptions.parentKey} gave it. */
   enqueue(parentKey: string): void;
+  /** The queue key of a parent; default `namespace/name`. */
+  parentKey?: ((parent: KubeObject) => string) | undefined;
   logger: Logger;
 }
 
@@ -59,11 +61,12 @@ interface CachedAnswer {
 }
 
 const NAMESPACES = { apiVersion: 'v1', resource: 'namespaces' };
-const keyOf = (obj: KubeObject): string => objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
+const storeKeyOf = (obj: KubeObject): string => objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 
 /** Creates the related objects of one controller; nothing is watched until a parent asks. */
 export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObjects {
   const { host } = options;
+  const keyOf = options.parentKey ?? storeKeyOf;
   const index = createRelatedIndex();
   const answers = new Map<string, CachedAnswer>();
   const watches = createWatches(host);

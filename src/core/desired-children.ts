@@ -21,9 +21,11 @@ export interface DesiredChildrenOptions {
   /** The hook response's `children`, as decoded. Never modified. */
   children: readonly KubeObject[];
   declaredTypes: readonly DeclaredChildType[];
-  /** The parent's selector, from `parentSelector`. */
-  selector: LabelSelector;
+  /** The parent's selector, from `parentSelector`; absent for a decorator's attachments, which need none. */
+  selector?: LabelSelector | undefined;
   generateSelector: boolean;
+  /** Annotations stamped on every child (a decorator's attachments carry the decorator's name). */
+  annotations?: Readonly<Record<string, string>> | undefined;
 }
 
 /** Either every child is valid and completed, or the list of everything that is wrong. */
@@ -101,6 +103,11 @@ function withLabels(child: KubeObject, parent: KubeObject, generateSelector: boo
   return child;
 }
 
+function withAnnotations(child: KubeObject, annotations: Readonly<Record<string, string>> | undefined): KubeObject {
+  if (annotations) child.metadata.annotations = { ...child.metadata.annotations, ...annotations };
+  return child;
+}
+
 /**
  * Sets the parent's controller reference. A reference already carrying the parent's UID is replaced by the
  * canonical one, so that the child is claimed (not adopted again) on the next sync; a child controlled by
@@ -129,8 +136,8 @@ function normaliseOne(child: KubeObject, index: number, options: DesiredChildren
   }
   const placed = resolveNamespace(child, type, parent);
   if ('problem' in placed) return placed;
-  const labelled = withLabels(withNamespace(child, placed.namespace), parent, generateSelector);
-  if (!matchesSelector(selector, labelled.metadata.labels)) {
+  const labelled = withAnnotations(withLabels(withNamespace(child, placed.namespace), parent, generateSelector), options.annotations);
+  if (selector && !matchesSelector(selector, labelled.metadata.labels)) {
     return { problem: `labels on desired child ${describe(labelled)} don't match parent selector ${formatSelector(selector)}` };
   }
   return withOwner(labelled, parent);

@@ -18,3 +18,4 @@ export {
 export { sanitizeForApply } from './sanitize-desired.ts';
 export { relatedSelection, selects, RelatedRuleError, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
 export { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';
+export { decorates, isAttachmentOf, attachmentAnnotations, mergeMetadataMap, planTargetWrites, type TargetChanges, type TargetWriteOptions, type TargetWrites } from './decorator.ts';

@@ -33,6 +33,7 @@ export const TEST_PARENT_KINDS = {
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
   related: { plural: 'relateds', kind: 'Related' },
+  decorated: { plural: 'decorateds', kind: 'Decorated' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

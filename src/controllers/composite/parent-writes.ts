@@ -1,21 +1,12 @@
 /**
- * The writes a sync makes to the parent itself: its finalizer, and its status (through the status
- * subresource, only when it changed, using the cached object — no uncached GET per sync).
+ * The status write a sync makes to the parent (through the status subresource, only when it changed,
+ * using the cached object — no uncached GET per sync).
  */
 import type { KubeObject } from '../../api/index.ts';
 import { desiredStatus, statusChanged } from '../../core/index.ts';
 import { groupOf, type Json } from '../../api/index.ts';
 import { isConflict, isNotFound } from '../../kube/index.ts';
 import type { CompositeContext } from './context.ts';
-
-/** Adds or removes this controller's finalizer; returns the parent as written. */
-export async function setFinalizer(ctx: CompositeContext, parent: KubeObject, present: boolean): Promise<KubeObject> {
-  const others = (parent.metadata.finalizers ?? []).filter((f) => f !== ctx.finalizer);
-  const finalizers = present ? [...others, ctx.finalizer] : others;
-  const written = await ctx.host.writer.replace({ ...parent, metadata: { ...parent.metadata, finalizers } });
-  ctx.host.metrics.applied(ctx.labels, present ? 'add-finalizer' : 'remove-finalizer');
-  return written;
-}
 
 /**
  * Writes `.status` = the hook's status plus `observedGeneration` when it differs from the cached one.

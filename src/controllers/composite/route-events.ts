@@ -29,8 +29,8 @@ export function isOurs(ctx: RoutingContext, parent: KubeObject): boolean {
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
-/** With `ignoreStatusChanges`, an update that touched only status (or nothing we read) is dropped. */
-function isSpecOrMetaChange(previous: KubeObject, current: KubeObject): boolean {
+/** False for an update that touched only status (or nothing a sync reads): `ignoreStatusChanges` drops it. */
+export function isSpecOrMetaChange(previous: KubeObject, current: KubeObject): boolean {
   const [p, c] = [previous.metadata, current.metadata];
   return p.generation !== c.generation || !same(p.labels, c.labels) || !same(p.annotations, c.annotations)
     || p.deletionTimestamp !== c.deletionTimestamp || !same(p.finalizers, c.finalizers);

@@ -5,15 +5,14 @@
  * created, changed or deleted before the hook's answer has been validated, so a failing or garbled
  * hook never deletes a child.
  */
-import { decodeCompositeResponse, matchesSelector, objectKey, responseModeOf, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
-import { executePlan, childKey } from '../../apply/index.ts';
-import {
-  afterFinalize, childRefOf, decideLifecycle, fingerprintOf, normaliseDesiredChildren, parentSelector, planChildren, sanitizeForApply, type ChildRef,
-} from '../../core/index.ts';
+import { decodeCompositeResponse, matchesSelector, responseModeOf, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
+import { afterFinalize, decideLifecycle, normaliseDesiredChildren, parentSelector, sanitizeForApply } from '../../core/index.ts';
+import { manageChildren } from '../manage-children.ts';
 import { errorChain, TerminalError, type ReconcileResult } from '../../engine/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
-import { setFinalizer, writeStatus } from './parent-writes.ts';
+import { writeStatus } from './parent-writes.ts';
+import { setFinalizer } from '../set-finalizer.ts';
 
 /** Syncs the parent stored under `key`; a parent that is gone needs nothing. */
 export async function syncParent(ctx: CompositeContext, key: string, signal: AbortSignal): Promise<ReconcileResult> {
@@ -40,7 +39,7 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
     if (after.removeFinalizer) parent = await setFinalizer(ctx, parent, false);
     manage = after.manageChildren;
   }
-  const failures = manage ? await manageChildren(ctx, desired, claimed) : [];
+  const failures = manage ? await manageChildren({ ...ctx, types: ctx.children }, desired, claimed) : [];
   await writeStatus(ctx, parent, response.status);
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
@@ -76,33 +75,4 @@ function desiredChildren(ctx: CompositeContext, parent: KubeObject, selector: La
   });
   if (!result.ok) throw new Error(`the sync hook's children are invalid: ${result.problems.join('; ')}`);
   return ctx.host.settings.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
-}
-
-/**
- * Desired children loom applied moments ago that its cache has not seen yet: applying them again
- * would be a wasted write. Only a child absent from its type's whole cache counts — one that is cached
- * but not claimed (released, say) is applied as usual. Once the watch delivers it, it is compared as
- * usual; if it is deleted, its record goes with it.
- */
-function awaitingCache(ctx: CompositeContext, desired: KubeObject): boolean {
-  const store = ctx.children.find((c) => c.type.apiVersion === desired.apiVersion && c.type.kind === desired.kind)?.store;
-  if (!store || store.get(objectKey(desired.metadata.namespace, desired.metadata.name ?? ''))) return false;
-  return ctx.records.get(childKey(childRefOf(desired)))?.hash === fingerprintOf(desired);
-}
-
-async function manageChildren(ctx: CompositeContext, allDesired: KubeObject[], observed: KubeObject[]): Promise<Error[]> {
-  const { applyStrategy, fieldManager } = ctx.host.settings;
-  const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
-  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(ctx, d)) : allDesired;
-  const methodFor = (apiVersion: string, kind: string) =>
-    ctx.children.find((c) => c.type.apiVersion === apiVersion && c.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
-  const decisions = planChildren({
-    desired, observed, methodFor, applyStrategy, lastApplied: (child) => ctx.records.get(childKey(childRefOf(child))),
-  });
-  const outcomes = await executePlan({
-    decisions, writer: ctx.host.writer, fieldManager, applyStrategy, records: ctx.records, logger: ctx.logger,
-    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)),
-  });
-  for (const outcome of outcomes) if (outcome.wrote && !outcome.error) ctx.host.metrics.applied(ctx.labels, outcome.action);
-  return outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));
 }

@@ -1,0 +1,87 @@
+/**
+ * Runs one DecoratorController: resolves its target and attachment types, takes shared informers for
+ * them, routes their events to target keys, and runs the engine loop shared with CompositeController.
+ */
+import { decoratorFinalizer, groupOf, type DecoratorController } from '../../api/index.ts';
+import { childRefOf } from '../../core/index.ts';
+import { childKey } from '../../apply/index.ts';
+import { WorkQueue } from '../../engine/index.ts';
+import type { InformerLease } from '../../kube/index.ts';
+import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
+import type { ExpressionSources } from '../expression-sources.ts';
+import { runnerFor } from '../hook-runners.ts';
+import { resolveResource, type Host } from '../host.ts';
+import { createRelatedObjects } from '../related-objects.ts';
+import type { DecoratorContext } from './context.ts';
+import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts';
+import { splitTargetKey, targetKey } from './target-key.ts';
+import { syncTarget } from './sync-target.ts';
+import { typeKeyOf } from '../../kube/index.ts';
+
+const CONTROLLER_TYPE = 'DecoratorController';
+
+/**
+ * Starts `controller`. Throws `ResourceNotFoundError` while discovery lacks a named resource and a
+ * timeout when its caches do not fill — both retried by the caller — and any hook-construction error.
+ */
+export async function startDecoratorController(
+  host: Host, controller: DecoratorController, signal: AbortSignal, sources: ExpressionSources,
+): Promise<RunningController> {
+  const { spec } = controller;
+  const labels = { controller: controller.name, type: CONTROLLER_TYPE };
+  const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
+  const targetTypes = spec.resources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  const attachmentTypes = spec.attachments.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  const runner = async (hook: 'sync' | 'finalize' | 'customize') => {
+    const hookSpec = spec.hooks[hook];
+    return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }, sources) : undefined;
+  };
+  const runners = { sync: await runner('sync'), finalize: await runner('finalize') };
+  const customizeRunner = await runner('customize');
+
+  const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type));
+  const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type));
+  const queue = new WorkQueue({ clock: host.clock });
+  const targets = targetTypes.map((t, i) => ({ ...t, store: targetLeases[i]!.informer.store }));
+  const ctx: DecoratorContext = {
+    host, controller, labels, logger, runners, targets,
+    attachments: attachmentTypes.map((a, i) => ({ ...a, store: attachmentLeases[i]!.informer.store })),
+    related: customizeRunner && createRelatedObjects({
+      host, controller: controller.object, hook: spec.hooks.customize!, runner: customizeRunner, enqueue: (key) => queue.add(key), logger,
+      parentKey: (obj) => targetKey(targets.find((t) => t.type.kind === obj.kind && groupOf(t.type.apiVersion) === groupOf(obj.apiVersion))!.type, obj),
+    }),
+    finalizer: decoratorFinalizer(controller.name),
+    records: new Map(),
+  };
+  await waitForCaches(host, [...targetLeases, ...attachmentLeases], signal);
+  return run(ctx, { targets: targetLeases, attachments: attachmentLeases }, queue);
+}
+
+function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachments: InformerLease[] }, queue: WorkQueue): RunningController {
+  const enqueue = (key: string) => queue.add(key);
+  const unsubscribe = [
+    ...ctx.targets.map((target, i) => leases.targets[i]!.informer.subscribe(targetHandler(ctx, target, enqueue))),
+    ...leases.targets.map((lease) => lease.informer.subscribe({ onDelete: (obj) => ctx.related?.forget(obj) })),
+    ...leases.attachments.map((lease) => lease.informer.subscribe(attachmentHandler(ctx, enqueue))),
+    // A deleted attachment's apply record can never match again; drop it so the map does not grow forever.
+    ...leases.attachments.map((lease) => lease.informer.subscribe({ onDelete: (obj) => ctx.records.delete(childKey(childRefOf(obj))) })),
+  ];
+  const period = ctx.controller.spec.resyncPeriodSeconds;
+  const running = runEngineLoop({
+    host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue,
+    reconcile: (key, signal, logger) => syncTarget({ ...ctx, logger }, key, signal),
+    keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),
+    objectOf: (key) => {
+      const { typeKey, storeKey } = splitTargetKey(key);
+      return ctx.targets.find((t) => typeKeyOf(t.type) === typeKey)?.store.get(storeKey);
+    },
+    resyncPeriodMs: period === undefined ? undefined : period * 1000,
+    release() {
+      for (const off of unsubscribe) off();
+      ctx.related?.stop();
+      for (const lease of [...leases.targets, ...leases.attachments]) lease.release();
+    },
+  });
+  ctx.logger.info({ targets: ctx.targets.length, attachments: ctx.attachments.length }, 'controller started');
+  return running;
+}

@@ -1,0 +1,97 @@
+/**
+ * One sync of one DecoratorController target (contract §2, §3.3, §4.6): finalizer, the target's
+ * attachments, hook, validation of the desired attachments, the target's labels, annotations and
+ * status, then the attachment writes. Reads come from the caches. Nothing is written before the
+ * hook's answer has been validated, so a failing or garbled hook changes nothing.
+ */
+import { decodeDecoratorResponse, decoratorRequest, responseModeOf, type DecoratorHookResponse, type KubeObject } from '../../api/index.ts';
+import {
+  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, sanitizeForApply, type TargetWrites,
+} from '../../core/index.ts';
+import { errorChain, TerminalError, type ReconcileResult } from '../../engine/index.ts';
+import { isNotFound, typeKeyOf } from '../../kube/index.ts';
+import { manageChildren } from '../manage-children.ts';
+import { setFinalizer } from '../set-finalizer.ts';
+import type { DecoratorContext } from './context.ts';
+import { splitTargetKey } from './target-key.ts';
+
+/** Syncs the target queued under `key`; a target that is gone needs nothing. */
+export async function syncTarget(ctx: DecoratorContext, key: string, signal: AbortSignal): Promise<ReconcileResult> {
+  const { typeKey, storeKey } = splitTargetKey(key);
+  const target = ctx.targets.find((t) => typeKeyOf(t.type) === typeKey);
+  const cached = target?.store.get(storeKey);
+  if (!target || !cached) return {};
+  const lifecycle = decideLifecycle({
+    parent: cached, finalizer: ctx.finalizer, hasFinalizeHook: ctx.controller.spec.hooks.finalize !== undefined,
+    matchesParentSelector: decorates(target.rule, cached),
+  });
+  if (lifecycle.hook === 'none') return {};
+  const obj = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
+  const observed = observedAttachments(ctx, obj);
+  const finalizing = lifecycle.hook === 'finalize';
+  const response = await callHook(ctx, { target: obj, observed, finalizing }, signal);
+  const desired = desiredAttachments(ctx, obj, response.attachments);
+  const after = finalizing ? afterFinalize({ parent: obj, finalized: response.finalized, manageChildren: lifecycle.manageChildren }) : { removeFinalizer: false, manageChildren: lifecycle.manageChildren };
+  await writeTarget(ctx, planTargetWrites(obj, response, {
+    finalizer: ctx.finalizer, removeFinalizer: after.removeFinalizer, statusSubresource: target.type.subresources.includes('status'),
+  }));
+  const failures = after.manageChildren ? await manageChildren({ ...ctx, types: ctx.attachments }, desired, observed) : [];
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} attachment write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
+  return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
+}
+
+/** The attachments of `target`: objects it controls that carry this decorator's annotation. */
+function observedAttachments(ctx: DecoratorContext, target: KubeObject): KubeObject[] {
+  const uid = target.metadata.uid ?? '';
+  return ctx.attachments.flatMap((a) => a.store.byControllerUid(uid).filter((obj) => isAttachmentOf(obj, target, ctx.controller.name)));
+}
+
+interface HookCall {
+  target: KubeObject;
+  observed: KubeObject[];
+  finalizing: boolean;
+}
+
+async function callHook(ctx: DecoratorContext, call: HookCall, signal: AbortSignal): Promise<DecoratorHookResponse> {
+  const which = call.finalizing ? 'finalize' : 'sync';
+  const spec = ctx.controller.spec.hooks[which];
+  const runner = ctx.runners[which];
+  if (!spec || !runner) throw new TerminalError(`the ${which} hook is not defined`);
+  const request = decoratorRequest({
+    controller: ctx.controller.object, object: call.target, version: spec.version, finalizing: call.finalizing,
+    attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
+    related: await ctx.related?.of(call.target, signal),
+  });
+  const raw = await runner.call(request, signal);
+  const { response, ignoredFields } = decodeDecoratorResponse(raw, responseModeOf(spec));
+  if (ignoredFields.length > 0) ctx.logger.debug({ ignoredFields }, `${which} hook response had fields loom ignores`);
+  return response;
+}
+
+/** The hook's attachments, checked and completed; any problem fails the sync before a single write. */
+function desiredAttachments(ctx: DecoratorContext, target: KubeObject, attachments: KubeObject[]): KubeObject[] {
+  const result = normaliseDesiredChildren({
+    parent: target, children: attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
+    declaredTypes: ctx.attachments.map((a) => ({ apiVersion: a.type.apiVersion, kind: a.type.kind, namespaced: a.type.namespaced })),
+  });
+  if (!result.ok) throw new Error(`the hook's attachments are invalid: ${result.problems.join('; ')}`);
+  return ctx.host.settings.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
+}
+
+/** Writes what the hook asked of the target; a target deleted meanwhile needs nothing. */
+async function writeTarget(ctx: DecoratorContext, writes: TargetWrites): Promise<void> {
+  try {
+    let resourceVersion = writes.target.metadata.resourceVersion;
+    if (writes.writeStatus) {
+      resourceVersion = (await ctx.host.writer.replaceStatus(writes.target)).metadata.resourceVersion;
+      ctx.host.metrics.applied(ctx.labels, 'status');
+    }
+    if (!writes.writeObject) return;
+    await ctx.host.writer.replace({ ...writes.target, metadata: { ...writes.target.metadata, ...(resourceVersion ? { resourceVersion } : {}) } });
+    ctx.host.metrics.applied(ctx.labels, 'update-target');
+  } catch (err) {
+    // A Conflict goes up as is: the engine retries it quietly once the newer target is cached.
+    if (isNotFound(err)) return;
+    throw err;
+  }
+}

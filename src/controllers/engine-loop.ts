@@ -1,0 +1,123 @@
+/**
+ * The loop every controller engine runs, whatever its kind: fill the caches, then `--workers` workers
+ * over one queue of object keys, periodic resyncs, metrics and a `SyncError` event per failed sync,
+ * and an orderly stop. A CompositeController and a DecoratorController differ only in how events
+ * become keys and in what one reconcile does; both hand those to {@link runEngineLoop}.
+ */
+import type { Logger } from 'pino';
+import type { KubeObject } from '../api/index.ts';
+import { errorChain, RetryAfterError, runWorkers, type ReconcileOutcome, type ReconcileResult, type WorkQueue } from '../engine/index.ts';
+import { isConflict, KubeApiError, type InformerLease } from '../kube/index.ts';
+import type { ControllerLabels } from '../server/metrics.ts';
+import type { Host } from './host.ts';
+
+/** A running engine. */
+export interface RunningController {
+  /** Drains the workers, removes the handlers and releases the informers. */
+  stop(): Promise<void>;
+}
+
+/** How long a controller's caches may take to fill before its start fails (and is retried). */
+const CACHE_SYNC_TIMEOUT_MS = 60_000;
+
+/**
+ * Waits until every lease's cache has filled. Throws a timeout naming the types that did not (loom
+ * may not list them: RBAC, a broken conversion webhook), after releasing every lease; aborting
+ * `signal` abandons the wait the same way.
+ */
+export async function waitForCaches(host: Host, leases: readonly InformerLease[], signal: AbortSignal): Promise<void> {
+  const giveUp = new AbortController();
+  const abandon = AbortSignal.any([signal, giveUp.signal]);
+  const synced = Promise.all(leases.map((lease) => lease.informer.whenSynced()));
+  const timeout = host.clock.sleep(CACHE_SYNC_TIMEOUT_MS, abandon).then(() => 'timeout' as const, () => 'aborted' as const);
+  const outcome = await Promise.race([synced.then(() => 'synced' as const), timeout]);
+  giveUp.abort();
+  if (outcome === 'synced') return;
+  const pending = leases.filter((l) => !l.informer.hasSynced()).map((l) => `${l.informer.type.resource}.${l.informer.type.apiVersion}`);
+  for (const lease of leases) lease.release();
+  signal.throwIfAborted();
+  throw new Error(`the caches of ${pending.join(', ')} did not fill within ${CACHE_SYNC_TIMEOUT_MS / 1000} s (can loom list them?)`);
+}
+
+/** What one engine brings to the loop. */
+export interface EngineLoopOptions {
+  host: Host;
+  labels: ControllerLabels;
+  logger: Logger;
+  queue: WorkQueue;
+  /** One sync of the object stored under `key`. */
+  reconcile(key: string, signal: AbortSignal, logger: Logger): Promise<ReconcileResult>;
+  /** Every key the engine manages, for the periodic resyncs. */
+  keys(): Iterable<string>;
+  /** The object a key's `SyncError` event is recorded on, when it is still cached. */
+  objectOf(key: string): KubeObject | undefined;
+  /** `resyncPeriodSeconds` of the controller, in milliseconds. */
+  resyncPeriodMs?: number | undefined;
+  /** Undoes the engine's subscriptions and releases what it holds, after the workers have drained. */
+  release(): void;
+}
+
+/** Runs the workers and resync loops until the returned engine is stopped. */
+export function runEngineLoop(options: EngineLoopOptions): RunningController {
+  const { host, queue } = options;
+  const untrack = host.metrics.trackQueue(options.labels, () => queue.len());
+  const stopping = new AbortController();
+  let reconciles = 0;
+  // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one.
+  const reconcile = (key: string, signal: AbortSignal) =>
+    options.reconcile(key, signal, options.logger.child({ key, reconcileId: ++reconciles })).catch(quietRetries);
+  const workers = runWorkers({
+    // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
+    queue, workers: host.settings.workers, signal: stopping.signal, reconcileSignal: stopping.signal, clock: host.clock,
+    reconciler: { reconcile },
+    onOutcome: (outcome) => report(options, outcome),
+  });
+  const resync = Promise.all([
+    resyncLoop(options, options.resyncPeriodMs, stopping.signal),
+    resyncLoop(options, host.settings.cacheFlushIntervalMs, stopping.signal),
+  ]);
+  return {
+    async stop() {
+      stopping.abort();
+      await Promise.all([workers, resync]);
+      options.release();
+      untrack();
+      options.logger.info('controller stopped');
+    },
+  };
+}
+
+/**
+ * Re-enqueues every key every `periodMs`: `resyncPeriodSeconds` of the controller, and the host's
+ * `--cache-flush-interval` (a safety net for anything a watch could have missed).
+ */
+async function resyncLoop(options: EngineLoopOptions, periodMs: number | undefined, signal: AbortSignal): Promise<void> {
+  if (periodMs === undefined || periodMs <= 0) return;
+  while (!signal.aborted) {
+    await options.host.clock.sleep(periodMs, signal).catch(() => undefined);
+    if (signal.aborted) return;
+    for (const key of options.keys()) options.queue.add(key);
+  }
+}
+
+/**
+ * API answers that mean "not now" rather than "wrong": a Conflict (our cache was behind; the newer
+ * object is on its way through the watch) and a 429 from the API server's own rate limiting. They are
+ * retried after a short delay without a `SyncError` event or growing backoff.
+ */
+function quietRetries(err: unknown): never {
+  if (err instanceof KubeApiError && (isConflict(err) || err.status === 429)) {
+    throw new RetryAfterError(`API answered ${err.status} ${err.reason}; retrying`, { retryAfterMs: (err.retryAfterSeconds ?? 1) * 1000, cause: err });
+  }
+  throw err;
+}
+
+/** Metrics for every reconcile; a log line and a `SyncError` event on the object for each failure. */
+function report(options: EngineLoopOptions, outcome: ReconcileOutcome): void {
+  options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
+  if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
+  const message = errorChain(outcome.error).join(': ');
+  options.logger.warn({ key: outcome.key, err: outcome.error }, `sync failed: ${message}`);
+  const obj = options.objectOf(outcome.key);
+  if (obj) options.host.events.record(obj, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${message}` });
+}

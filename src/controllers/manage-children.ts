@@ -1,0 +1,59 @@
+/**
+ * Converging the objects a controller owns — a CompositeController's children, a DecoratorController's
+ * attachments — to the hook's validated answer: plan per object (create, update by the type's update
+ * method, delete what is no longer wanted), execute, count. Shared by both engines.
+ */
+import type { Logger } from 'pino';
+import { objectKey, type KubeObject, type UpdateMethod } from '../api/index.ts';
+import { childKey, executePlan, type AppliedRecords } from '../apply/index.ts';
+import { childRefOf, fingerprintOf, planChildren, type ChildRef } from '../core/index.ts';
+import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
+import type { ControllerLabels } from '../server/metrics.ts';
+import type { Host } from './host.ts';
+
+/** One declared owned type: its cache and update method. */
+export interface ManagedType {
+  rule: { updateStrategy: { method: UpdateMethod } };
+  type: ResourceType;
+  store: ReadonlyObjectStore;
+}
+
+/** What managing owned objects needs from an engine. */
+export interface ChildManager {
+  host: Host;
+  labels: ControllerLabels;
+  /** What loom applied, so unchanged objects are not applied again. */
+  records: AppliedRecords;
+  logger: Logger;
+  types: readonly ManagedType[];
+}
+
+/**
+ * Desired objects loom applied moments ago that its cache has not seen yet: applying them again
+ * would be a wasted write. Only an object absent from its type's whole cache counts — one that is
+ * cached but not observed as ours (released, say) is applied as usual. Once the watch delivers it, it
+ * is compared as usual; if it is deleted, its record goes with it.
+ */
+function awaitingCache(manager: ChildManager, desired: KubeObject): boolean {
+  const store = manager.types.find((t) => t.type.apiVersion === desired.apiVersion && t.type.kind === desired.kind)?.store;
+  if (!store || store.get(objectKey(desired.metadata.namespace, desired.metadata.name ?? ''))) return false;
+  return manager.records.get(childKey(childRefOf(desired)))?.hash === fingerprintOf(desired);
+}
+
+/** Converges `observed` to `allDesired`; returns the failed writes (every write is attempted). */
+export async function manageChildren(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<Error[]> {
+  const { applyStrategy, fieldManager } = manager.host.settings;
+  const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
+  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(manager, d)) : allDesired;
+  const methodFor = (apiVersion: string, kind: string) =>
+    manager.types.find((t) => t.type.apiVersion === apiVersion && t.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
+  const decisions = planChildren({
+    desired, observed, methodFor, applyStrategy, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
+  });
+  const outcomes = await executePlan({
+    decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
+    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)),
+  });
+  for (const outcome of outcomes) if (outcome.wrote && !outcome.error) manager.host.metrics.applied(manager.labels, outcome.action);
+  return outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));
+}

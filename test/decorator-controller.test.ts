@@ -1,0 +1,147 @@
+/**
+ * DecoratorController on the real control plane (contract §2, §3.3): a built-in target (StatefulSet,
+ * v2 keys) and a cluster-scoped one (Namespace, v1 keys) get labels and annotations merged (`null`
+ * deletes), attachments owned by the target and stamped with the decorator's name, and the
+ * decorator's finalizer; opting out and deleting call the finalize hook, which lets go. A CRD target's
+ * status is replaced by the hook's; an invalid answer fails the sync with a SyncError and writes nothing.
+ *
+ * The hooks are JSONata, so each answer is computed from the request alone: the target's
+ * `seen-attachments` annotation lists the keys of the attachments the hook was given.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+
+const LABEL = 'decorator';
+const KIND = TEST_PARENT_KINDS.decorated;
+const ANNOTATION = 'metacontroller.k8s.io/decorator-controller';
+
+/** Labels and one attachment per target; the attachment's namespace is the target's (or the Namespace itself). */
+const SYNC = `{
+  "labels": { "decorated": "true", "remove-me": null },
+  "annotations": { "seen-attachments": $join($sort($keys(attachments."ConfigMap.v1")), ",") },
+  "attachments": [{
+    "apiVersion": "v1", "kind": "ConfigMap",
+    "metadata": { "name": object.metadata.name & "-info", "namespace": object.metadata.namespace ? object.metadata.namespace : object.metadata.name },
+    "data": { "kind": object.kind }
+  }],
+  "status": object.kind = "${KIND.kind}" ? { "decoratedBy": "loom" } : null
+}`;
+const FINALIZE = '{ "finalized": true, "labels": { "decorated": null } }';
+/** Labels, plus an attachment of a type the decorator does not declare: the whole answer is refused. */
+const BAD_SYNC = '{ "labels": { "decorated": "true" }, "attachments": [{ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "nope" } }] }';
+
+let clients: TestClients;
+let loom: TestLoom;
+let namespace: string;
+
+function decorator(name: string, resource: object, version: 'v1' | 'v2'): KubeObject {
+  return {
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController',
+    metadata: { name, labels: { 'loom-test': LABEL } },
+    spec: {
+      resources: [resource],
+      attachments: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+      hooks: { sync: { version, jsonata: { expression: SYNC } }, finalize: { version, jsonata: { expression: FINALIZE } } },
+    },
+  };
+}
+
+const statefulSet = (name: string, labels: Record<string, string>): KubeObject => ({
+  apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name, namespace, labels },
+  spec: {
+    selector: { matchLabels: { app: name } }, serviceName: name, replicas: 0,
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
+  },
+});
+
+const get = (apiVersion: string, kind: string, name: string, ns: string | undefined = namespace) =>
+  clients.writer.get({ apiVersion, kind, namespace: ns, name });
+const getSts = (name: string) => get('apps/v1', 'StatefulSet', name);
+
+/** Waits until `probe` holds for the object. */
+function until(read: () => Promise<KubeObject | undefined>, holds: (obj: KubeObject) => boolean, what: string): Promise<KubeObject> {
+  return eventually(async () => {
+    const obj = await read();
+    return obj && holds(obj) ? obj : undefined;
+  }, what);
+}
+
+beforeAll(async () => {
+  clients = await testClients();
+  namespace = await createTestNamespace(testKubeConfig(), LABEL);
+  await createParentCrd(clients, KIND);
+  loom = await startTestLoom(LABEL);
+  await clients.apply(decorator('decorate-sts', { apiVersion: 'apps/v1', resource: 'statefulsets', labelSelector: { matchLabels: { decorate: 'yes' } } }, 'v2'));
+  await clients.apply(decorator('decorate-ns', { apiVersion: 'v1', resource: 'namespaces', annotationSelector: { matchAnnotations: { 'loom-test/decorate': 'yes' } } }, 'v1'));
+  await clients.apply(decorator('decorate-crd', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchExpressions: [{ key: 'bad', operator: 'DoesNotExist' }] } }, 'v2'));
+  const bad = decorator('decorate-bad', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { bad: 'yes' } } }, 'v2');
+  await clients.apply({ ...bad, spec: { ...bad.spec as object, hooks: { sync: { version: 'v2', jsonata: { expression: BAD_SYNC } } } } });
+});
+
+afterAll(async () => {
+  await loom?.stop();
+});
+
+describe('DecoratorController', () => {
+  it('decorates a StatefulSet: labels, annotations, an owned attachment, v2 keys and the finalizer', async () => {
+    await clients.apply(statefulSet('web', { decorate: 'yes', 'remove-me': 'x', keep: 'me' }));
+    const sts = await until(() => getSts('web'), (o) => o.metadata.annotations?.['seen-attachments'] !== undefined, 'the StatefulSet to be decorated');
+    expect(sts.metadata.labels).toEqual({ decorate: 'yes', keep: 'me', decorated: 'true' });
+    expect(sts.metadata.annotations?.['seen-attachments']).toBe(`${namespace}/web-info`);
+    expect(sts.metadata.finalizers).toContain('metacontroller.io/decoratorcontroller-decorate-sts');
+    const info = await get('v1', 'ConfigMap', 'web-info');
+    expect(info?.data).toEqual({ kind: 'StatefulSet' });
+    expect(info?.metadata.annotations?.[ANNOTATION]).toBe('decorate-sts');
+    expect(info?.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: sts.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+  });
+
+  it('finalizes a StatefulSet that opts out: its attachment is deleted and the finalizer removed', async () => {
+    await clients.apply(statefulSet('opt-out', { decorate: 'yes' }));
+    await eventually(() => get('v1', 'ConfigMap', 'opt-out-info'), 'the attachment');
+    const current = (await getSts('opt-out'))!;
+    await clients.writer.replace({ ...current, metadata: { ...current.metadata, labels: { decorate: 'no', decorated: 'true' } } });
+    const after = await until(() => getSts('opt-out'), (o) => !o.metadata.finalizers?.length, 'the finalizer to go');
+    expect(after.metadata.labels).toEqual({ decorate: 'no' });
+    await eventually(async () => ((await get('v1', 'ConfigMap', 'opt-out-info')) === undefined) || undefined, 'the attachment to be deleted');
+  });
+
+  it('finalizes a deleted StatefulSet, which then goes', async () => {
+    await clients.apply(statefulSet('doomed', { decorate: 'yes' }));
+    await until(() => getSts('doomed'), (o) => (o.metadata.finalizers ?? []).length > 0, 'the finalizer');
+    await clients.writer.delete({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace, name: 'doomed' });
+    await eventually(async () => ((await getSts('doomed')) === undefined) || undefined, 'the StatefulSet to be gone');
+  });
+
+  it('decorates a cluster-scoped Namespace selected by annotation, with v1 keys', async () => {
+    const ns = await createTestNamespace(testKubeConfig(), 'decorated');
+    await clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, annotations: { 'loom-test/decorate': 'yes' } } });
+    const decorated = await until(() => get('v1', 'Namespace', ns, undefined), (o) => o.metadata.annotations?.['seen-attachments'] !== undefined, 'the Namespace to be decorated');
+    expect(decorated.metadata.labels?.decorated).toBe('true');
+    expect(decorated.metadata.annotations?.['seen-attachments']).toBe(`${ns}/${ns}-info`);
+    const info = await get('v1', 'ConfigMap', `${ns}-info`, ns);
+    expect(info?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Namespace', name: ns, uid: decorated.metadata.uid, controller: true });
+  });
+
+  it('replaces the status of a CRD target with the hook\'s', async () => {
+    await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name: 'crd-target', namespace }, spec: {} });
+    const target = await until(() => get(`${TEST_GROUP}/v1`, KIND.kind, 'crd-target'), (o) => o.status !== undefined, 'the status');
+    expect(target.status).toEqual({ decoratedBy: 'loom' });
+  });
+
+  it('refuses an answer with an undeclared attachment type: SyncError, and nothing written', async () => {
+    await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name: 'bad-answer', namespace, labels: { bad: 'yes' } }, spec: {} });
+    const message = await eventually(async () => {
+      const list = await clients.client.request<{ items: { reason?: string; message?: string }[] }>({
+        method: 'GET', path: `/api/v1/namespaces/${namespace}/events`, query: { fieldSelector: 'involvedObject.name=bad-answer' },
+      });
+      return list.items.find((e) => e.reason === 'SyncError')?.message;
+    }, 'a SyncError on the target');
+    expect(message).toMatch(/attachments are invalid: desired child Secret [^ ]*nope has type Secret.v1, which is not a declared/);
+    const target = await get(`${TEST_GROUP}/v1`, KIND.kind, 'bad-answer');
+    expect(target?.metadata.labels).toEqual({ bad: 'yes' });
+    expect(await get('v1', 'Secret', 'nope')).toBeUndefined();
+  });
+});
