@@ -30,6 +30,8 @@ const SYNC = `{
   "status": object.kind = "${KIND.kind}" ? { "decoratedBy": "loom" } : null
 }`;
 const FINALIZE = '{ "finalized": true, "labels": { "decorated": null } }';
+/** The related ConfigMap's `mode` as a label on the target. */
+const RELATED_SYNC = '{ "labels": { "mode": $each(related."ConfigMap.v1", function($cm) { $cm.data.mode }) } }';
 /** Labels, plus an attachment of a type the decorator does not declare: the whole answer is refused. */
 const BAD_SYNC = '{ "labels": { "decorated": "true" }, "attachments": [{ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "nope" } }] }';
 
@@ -76,7 +78,12 @@ beforeAll(async () => {
   loom = await startTestLoom(LABEL);
   await clients.apply(decorator('decorate-sts', { apiVersion: 'apps/v1', resource: 'statefulsets', labelSelector: { matchLabels: { decorate: 'yes' } } }, 'v2'));
   await clients.apply(decorator('decorate-ns', { apiVersion: 'v1', resource: 'namespaces', annotationSelector: { matchAnnotations: { 'loom-test/decorate': 'yes' } } }, 'v1'));
-  await clients.apply(decorator('decorate-crd', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchExpressions: [{ key: 'bad', operator: 'DoesNotExist' }] } }, 'v2'));
+  await clients.apply(decorator('decorate-crd', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchExpressions: [{ key: 'bad', operator: 'DoesNotExist' }, { key: 'related', operator: 'DoesNotExist' }] } }, 'v2'));
+  const related = decorator('decorate-related', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { related: 'yes' } } }, 'v2');
+  await clients.apply({ ...related, spec: { ...related.spec as object, hooks: {
+    customize: { version: 'v2', jsonata: { expression: '{ "relatedResources": [{ "apiVersion": "v1", "resource": "configmaps", "namespace": object.metadata.namespace ? object.metadata.namespace : parent.metadata.namespace, "names": [parent.spec.settings] }] }' } },
+    sync: { version: 'v2', jsonata: { expression: RELATED_SYNC } },
+  } } });
   const bad = decorator('decorate-bad', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { bad: 'yes' } } }, 'v2');
   await clients.apply({ ...bad, spec: { ...bad.spec as object, hooks: { sync: { version: 'v2', jsonata: { expression: BAD_SYNC } } } } });
 });
@@ -129,6 +136,15 @@ describe('DecoratorController', () => {
     await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name: 'crd-target', namespace }, spec: {} });
     const target = await until(() => get(`${TEST_GROUP}/v1`, KIND.kind, 'crd-target'), (o) => o.status !== undefined, 'the status');
     expect(target.status).toEqual({ decoratedBy: 'loom' });
+  });
+
+  it('gives the sync hook the related objects its customize hook asks for, and syncs again when they change', async () => {
+    await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace }, data: { mode: 'first' } });
+    await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name: 'with-related', namespace, labels: { related: 'yes' } }, spec: { settings: 'settings' } });
+    const read = () => get(`${TEST_GROUP}/v1`, KIND.kind, 'with-related');
+    expect((await until(read, (o) => o.metadata.labels?.mode !== undefined, 'the mode label')).metadata.labels?.mode).toBe('first');
+    await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace }, data: { mode: 'second' } });
+    expect((await until(read, (o) => o.metadata.labels?.mode === 'second', 'the label to follow the ConfigMap')).metadata.labels?.mode).toBe('second');
   });
 
   it('refuses an answer with an undeclared attachment type: SyncError, and nothing written', async () => {
