@@ -5,10 +5,11 @@
  * created, changed or deleted before the hook's answer has been validated, so a failing or garbled
  * hook never deletes a child.
  */
-import { decodeCompositeResponse, matchesSelector, responseModeOf, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
+import { decodeCompositeResponse, matchesSelector, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
 import { afterFinalize, decideLifecycle, normaliseDesiredChildren, parentSelector, sanitizeForApply } from '../../core/index.ts';
 import { manageChildren } from '../manage-children.ts';
-import { errorChain, TerminalError, type ReconcileResult } from '../../engine/index.ts';
+import { errorChain, type ReconcileResult } from '../../engine/index.ts';
+import { callHook } from '../call-hook.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
 import { writeStatus } from './parent-writes.ts';
@@ -31,7 +32,7 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   let parent = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
   const claimed = await claimForParent(ctx, parent, selector);
   const finalizing = lifecycle.hook === 'finalize';
-  const response = await callHook(ctx, { parent, claimed, finalizing }, signal);
+  const response = await callParentHook(ctx, { parent, claimed, finalizing }, signal);
   const desired = desiredChildren(ctx, parent, selector, response.children);
   let manage = lifecycle.manageChildren;
   if (finalizing) {
@@ -51,20 +52,16 @@ interface HookCall {
   finalizing: boolean;
 }
 
-async function callHook(ctx: CompositeContext, call: HookCall, signal: AbortSignal): Promise<CompositeHookResponse> {
+function callParentHook(ctx: CompositeContext, call: HookCall, signal: AbortSignal): Promise<CompositeHookResponse> {
   const which = call.finalizing ? 'finalize' : 'sync';
-  const spec = ctx.controller.spec.hooks[which];
-  const runner = ctx.runners[which];
-  if (!spec || !runner) throw new TerminalError(`the ${which} hook is not defined`);
-  const request = compositeRequest({
-    controller: ctx.controller.object, parent: call.parent, version: spec.version, finalizing: call.finalizing,
-    children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
-    related: await ctx.related?.of(call.parent, signal),
-  });
-  const raw = await runner.call(request, signal);
-  const { response, ignoredFields } = decodeCompositeResponse(raw, responseModeOf(spec));
-  if (ignoredFields.length > 0) ctx.logger.debug({ ignoredFields }, `${which} hook response had fields loom ignores`);
-  return response;
+  return callHook({
+    which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeCompositeResponse,
+    request: async (version) => compositeRequest({
+      controller: ctx.controller.object, parent: call.parent, version, finalizing: call.finalizing,
+      children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
+      related: await ctx.related?.of(call.parent, signal),
+    }),
+  }, signal);
 }
 
 /** The hook's children, checked and completed; any problem fails the sync before a single write. */

@@ -4,11 +4,12 @@
  * status, then the attachment writes. Reads come from the caches. Nothing is written before the
  * hook's answer has been validated, so a failing or garbled hook changes nothing.
  */
-import { decodeDecoratorResponse, decoratorRequest, responseModeOf, type DecoratorHookResponse, type KubeObject } from '../../api/index.ts';
+import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject } from '../../api/index.ts';
 import {
   afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, sanitizeForApply, type TargetWrites,
 } from '../../core/index.ts';
-import { errorChain, TerminalError, type ReconcileResult } from '../../engine/index.ts';
+import { errorChain, type ReconcileResult } from '../../engine/index.ts';
+import { callHook } from '../call-hook.ts';
 import { isNotFound, typeKeyOf } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
@@ -29,7 +30,7 @@ export async function syncTarget(ctx: DecoratorContext, key: string, signal: Abo
   const obj = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
   const observed = observedAttachments(ctx, obj);
   const finalizing = lifecycle.hook === 'finalize';
-  const response = await callHook(ctx, { target: obj, observed, finalizing }, signal);
+  const response = await callTargetHook(ctx, { target: obj, observed, finalizing }, signal);
   const desired = desiredAttachments(ctx, obj, response.attachments);
   const after = finalizing ? afterFinalize({ parent: obj, finalized: response.finalized, manageChildren: lifecycle.manageChildren }) : { removeFinalizer: false, manageChildren: lifecycle.manageChildren };
   await writeTarget(ctx, planTargetWrites(obj, response, {
@@ -52,20 +53,16 @@ interface HookCall {
   finalizing: boolean;
 }
 
-async function callHook(ctx: DecoratorContext, call: HookCall, signal: AbortSignal): Promise<DecoratorHookResponse> {
+function callTargetHook(ctx: DecoratorContext, call: HookCall, signal: AbortSignal): Promise<DecoratorHookResponse> {
   const which = call.finalizing ? 'finalize' : 'sync';
-  const spec = ctx.controller.spec.hooks[which];
-  const runner = ctx.runners[which];
-  if (!spec || !runner) throw new TerminalError(`the ${which} hook is not defined`);
-  const request = decoratorRequest({
-    controller: ctx.controller.object, object: call.target, version: spec.version, finalizing: call.finalizing,
-    attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
-    related: await ctx.related?.of(call.target, signal),
-  });
-  const raw = await runner.call(request, signal);
-  const { response, ignoredFields } = decodeDecoratorResponse(raw, responseModeOf(spec));
-  if (ignoredFields.length > 0) ctx.logger.debug({ ignoredFields }, `${which} hook response had fields loom ignores`);
-  return response;
+  return callHook({
+    which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeDecoratorResponse,
+    request: async (version) => decoratorRequest({
+      controller: ctx.controller.object, object: call.target, version, finalizing: call.finalizing,
+      attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
+      related: await ctx.related?.of(call.target, signal),
+    }),
+  }, signal);
 }
 
 /** The hook's attachments, checked and completed; any problem fails the sync before a single write. */
