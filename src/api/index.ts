@@ -33,3 +33,4 @@ export {
   type RelatedResourceRule,
   type TypedObjects,
 } from './hook-wire.ts';
+export { effectiveWebhookAuth, matchEndpointConfig, setsWebhookAuth, type EffectiveWebhookAuth } from './endpoint-match.ts';

@@ -210,3 +210,58 @@ describe('parseDecoratorController', () => {
     expect(result.warnings).toEqual([{ path: 'spec.generateSelector', message: 'unknown field; ignored' }]);
   });
 });
+
+describe('parse controllers: TLS and auth settings', () => {
+  const token = { secretRef: { name: 't', namespace: 'n', key: 'k' } };
+  const problemsOf = (input: unknown) => {
+    const result = parseCompositeController(input);
+    return result.ok ? [] : result.problems;
+  };
+
+  it.each(([
+    ['an auth scheme with a space', 'spec.hooks.sync.webhook.authorization', { ...token, type: 'Bearer token' }, 'spec.hooks.sync.webhook.authorization.type', 'expected an HTTP auth scheme'],
+    ['an auth scheme with a colon', 'spec.endpointConfigs', [{ host: 'h', authorization: { ...token, type: 'Bearer:' } }], 'spec.endpointConfigs[0].authorization.type', 'expected an HTTP auth scheme'],
+    ['an inline CA that is not PEM', 'spec.hooks.sync.webhook.caBundle', { inline: 'MIIBszCCAVmgAwIBAgIU' }, 'spec.hooks.sync.webhook.caBundle.inline', 'expected PEM text with a -----BEGIN CERTIFICATE----- block'],
+    ['a base64-encoded inline CA', 'spec.endpointConfigs', [{ host: 'h', caBundle: { inline: Buffer.from('-----BEGIN CERTIFICATE-----\n').toString('base64') } }], 'spec.endpointConfigs[0].caBundle.inline', 'looks base64-encoded'],
+  ] as [string, string, unknown, string, string][]).map(([name, path, value, problemPath, message]) => ({ name, path, value, problemPath, message })))(
+    'rejects $name', ({ path, value, problemPath, message }) => {
+    expect(problemsOf(withField(minimalComposite, path, value))).toEqual([{ path: problemPath, message: expect.stringContaining(message) as string }]);
+  });
+
+  it.each(['Bearer', 'Token', 'DPoP', 'X-Api-Key'])('accepts auth scheme %s', (type) => {
+    expect(problemsOf(withField(minimalComposite, 'spec.hooks.sync.webhook.authorization', { ...token, type }))).toEqual([]);
+  });
+
+  it('does not pile a PEM complaint onto a caBundle with two sources', () => {
+    const input = withField(minimalComposite, 'spec.hooks.sync.webhook.caBundle', { inline: 'x', secretRef: { name: 's', namespace: 'n' } });
+    expect(problemsOf(input).map((p) => p.path)).toEqual(['spec.hooks.sync.webhook.caBundle']);
+  });
+
+  it.each<[string, string]>([
+    ['https://hooks.example.com', 'not a host or host:port'],
+    ['hooks.example.com/sync', 'not a host or host:port'],
+    ['user@hooks.example.com', 'not a host or host:port'],
+  ])('warns that endpointConfigs host %s never matches', (host, message) => {
+    const result = parseCompositeController(withField(minimalComposite, 'spec.endpointConfigs', [{ host, authorization: token }]));
+    expect(result.ok).toBe(true);
+    expect(result.warnings).toEqual([{ path: 'spec.endpointConfigs[0].host', message: expect.stringContaining(message) as string }]);
+  });
+
+  it.each(['hooks.example.com', 'hooks.example.com:8443', '127.0.0.1:8443', '[::1]:8443', 'widgets.hooks'])('accepts endpointConfigs host %s', (host) => {
+    const result = parseCompositeController(withField(minimalComposite, 'spec.endpointConfigs', [{ host, authorization: token }]));
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('warns about an endpointConfigs host an earlier entry already names', () => {
+    const configs = [{ host: 'a.example.com', authorization: token }, { host: 'b.example.com' }, { host: 'A.example.com', authorization: token }];
+    const result = parseDecoratorController(withField(minimalDecorator, 'spec.endpointConfigs', configs));
+    expect(result.ok).toBe(true);
+    expect(result.warnings).toEqual([{ path: 'spec.endpointConfigs[2].host', message: 'same host as endpointConfigs[0]; only the first matching entry is used' }]);
+  });
+
+  it('checks decorator webhooks too', () => {
+    const input = withField(minimalDecorator, 'spec.hooks.finalize', { webhook: { url: 'https://h/f', authorization: { ...token, type: 'a b' } } });
+    const result = parseDecoratorController(input);
+    expect(result.ok ? [] : result.problems.map((p) => p.path)).toEqual(['spec.hooks.finalize.webhook.authorization.type']);
+  });
+});

@@ -16,10 +16,12 @@ import {
   type DecoratorControllerHooks,
   type DecoratorControllerSpec,
   type DecoratorResourceRule,
+  type EndpointConfig,
   type Hook,
   type ParentResourceRule,
   type ResourceRule,
   type StatusConditionCheck,
+  type WebhookAuth,
 } from './controller-spec.ts';
 import { FieldReader, omitUndefined, type FieldProblem } from './field-reader.ts';
 import type { KubeObject } from './object.ts';
@@ -108,6 +110,61 @@ function readResyncPeriod(r: FieldReader): number | undefined {
   return DEFAULTS.minResyncPeriodSeconds;
 }
 
+/** An HTTP auth scheme is a token (RFC 9110 §11.1): anything else would garble the `Authorization` header. */
+const AUTH_SCHEME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+/** What a Kubernetes-style `caBundle` (base64 of the PEM) looks like; a common paste from admission webhooks. */
+const BASE64_PEM_PREFIX = 'LS0tLS1CRUdJTi';
+
+/** An inline CA bundle must be PEM text (the runner parses it fully when the controller starts). */
+function checkInlineCA(r: FieldReader, caBundle: WebhookAuth['caBundle']): void {
+  const inline = caBundle?.inline;
+  // With more than one source the caBundle was reported already; one complaint is enough.
+  if (inline === undefined || caBundle?.secretRef || caBundle?.configMapRef || inline.includes(PEM_CERTIFICATE)) return;
+  const hint = inline.trimStart().startsWith(BASE64_PEM_PREFIX) ? ' (this looks base64-encoded: give the PEM text itself)' : '';
+  r.field('caBundle').field('inline').problem(`expected PEM text with a ${PEM_CERTIFICATE} block${hint}`);
+}
+
+/** Checks the parts of TLS/auth settings the readers accept as plain strings. */
+function checkWebhookAuth(r: FieldReader, auth: WebhookAuth): void {
+  if (auth.authorization && !AUTH_SCHEME.test(auth.authorization.type)) {
+    r.field('authorization').field('type').problem('expected an HTTP auth scheme such as Bearer (no spaces or separators)');
+  }
+  checkInlineCA(r, auth.caBundle);
+}
+
+/** Host of an endpoint config as the matcher reads it: no scheme, path, user or spaces. */
+const HOST_FORM = /^(\[[^\]\s]*\]|[^:/@\s[\]]+)(:\d{1,5})?$/;
+
+/**
+ * Warns about `endpointConfigs[]` entries that can never be used: a `host` that is not `host[:port]`
+ * (a URL, say), and a host an earlier entry already names (the first match wins).
+ */
+function checkEndpointConfigs(r: FieldReader, configs: readonly EndpointConfig[]): void {
+  // Only an array yields entries, and reading the items of an array reports nothing new.
+  const items = configs.length > 0 ? (r.field('endpointConfigs').items() ?? []) : [];
+  const seen = new Map<string, number>();
+  configs.forEach((config, i) => {
+    const entry = items[i];
+    if (!entry) return;
+    checkWebhookAuth(entry, config);
+    if (!config.host) return;
+    if (!HOST_FORM.test(config.host)) entry.field('host').warn('not a host or host:port (no scheme or path); this entry never matches');
+    const key = config.host.toLowerCase();
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else entry.field('host').warn(`same host as endpointConfigs[${first}]; only the first matching entry is used`);
+  });
+}
+
+/** The checks on TLS/auth settings of every webhook of `hooks` and of `endpointConfigs`. */
+function checkSecurity(spec: FieldReader, hooks: CompositeControllerHooks | DecoratorControllerHooks, configs: readonly EndpointConfig[]): void {
+  for (const [name, hook] of Object.entries(hooks) as [string, Hook | undefined][]) {
+    if (hook?.webhook) checkWebhookAuth(spec.field('hooks').field(name).field('webhook'), hook.webhook);
+  }
+  checkEndpointConfigs(spec, configs);
+}
+
 const COMPOSITE_HOOKS = ['sync', 'finalize', 'customize', 'preUpdateChild', 'postUpdateChild'] as const;
 
 function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
@@ -119,14 +176,11 @@ function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
   for (const unused of ['preUpdateChild', 'postUpdateChild'] as const) {
     if (hooks[unused]) spec.field('hooks').field(unused).warn('accepted for Metacontroller compatibility but never called');
   }
-  return omitUndefined({
-    parentResource,
-    childResources,
-    hooks,
-    resyncPeriodSeconds: readResyncPeriod(spec.field('resyncPeriodSeconds')),
-    generateSelector: spec.field('generateSelector').boolean() ?? false,
-    endpointConfigs: readEndpointConfigs(spec.field('endpointConfigs')),
-  });
+  const resyncPeriodSeconds = readResyncPeriod(spec.field('resyncPeriodSeconds'));
+  const generateSelector = spec.field('generateSelector').boolean() ?? false;
+  const endpointConfigs = readEndpointConfigs(spec.field('endpointConfigs'));
+  checkSecurity(spec, hooks, endpointConfigs);
+  return omitUndefined({ parentResource, childResources, hooks, resyncPeriodSeconds, generateSelector, endpointConfigs });
 }
 
 function readDecoratorResource(r: FieldReader): DecoratorResourceRule {
@@ -148,13 +202,13 @@ function readAttachment(r: FieldReader): AttachmentRule {
 function readDecoratorSpec(spec: FieldReader): DecoratorControllerSpec {
   spec.object(true);
   spec.warnUnknownFields(['resources', 'attachments', 'hooks', 'resyncPeriodSeconds', 'endpointConfigs']);
-  return omitUndefined({
-    resources: (spec.field('resources').items(true) ?? []).map(readDecoratorResource),
-    attachments: (spec.field('attachments').items() ?? []).map(readAttachment),
-    hooks: readHooks(spec.field('hooks'), ['sync', 'finalize', 'customize'] as const) satisfies DecoratorControllerHooks,
-    resyncPeriodSeconds: readResyncPeriod(spec.field('resyncPeriodSeconds')),
-    endpointConfigs: readEndpointConfigs(spec.field('endpointConfigs')),
-  });
+  const resources = (spec.field('resources').items(true) ?? []).map(readDecoratorResource);
+  const attachments = (spec.field('attachments').items() ?? []).map(readAttachment);
+  const hooks: DecoratorControllerHooks = readHooks(spec.field('hooks'), ['sync', 'finalize', 'customize'] as const);
+  const resyncPeriodSeconds = readResyncPeriod(spec.field('resyncPeriodSeconds'));
+  const endpointConfigs = readEndpointConfigs(spec.field('endpointConfigs'));
+  checkSecurity(spec, hooks, endpointConfigs);
+  return omitUndefined({ resources, attachments, hooks, resyncPeriodSeconds, endpointConfigs });
 }
 
 /** Checks the envelope (apiVersion, kind when given; metadata.name) and returns the name. */

@@ -6,7 +6,7 @@
  * read to the end like any other.
  */
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 
 /** A response, read completely. */
 export interface HttpResponse {
@@ -24,6 +24,23 @@ export interface HttpPostOptions {
   signal: AbortSignal;
   /** A response body larger than this is an error; the connection is dropped as soon as it is known. */
   maxResponseBytes: number;
+  /**
+   * More request headers (`Authorization`, `If-None-Match`). They cannot replace `Content-Type` or
+   * `Content-Length`, whatever their case: those two are the wire contract.
+   */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** For an `https:` URL: the agent holding a custom CA and client certificate; default agent otherwise. */
+  agent?: HttpsAgent | undefined;
+}
+
+const FRAMING_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
+
+function requestHeaders(extra: Readonly<Record<string, string>> | undefined, length: number): Record<string, string | number> {
+  const headers: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(extra ?? {})) {
+    if (!FRAMING_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
+  return { ...headers, 'Content-Type': 'application/json', 'Content-Length': length };
 }
 
 function tooLarge(limit: number): Error {
@@ -57,16 +74,15 @@ function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
 
 /**
  * POSTs `body` to `url` and resolves with the whole response, whatever its status. Rejects on
- * connection errors, an oversize or truncated response, and abort. Uses the default agent (keep-alive).
+ * connection errors (TLS ones included), an oversize or truncated response, and abort. Uses `agent`
+ * for https when given, else the default agent (keep-alive).
  */
-export async function httpPost({ url, body, signal, maxResponseBytes }: HttpPostOptions): Promise<HttpResponse> {
+export async function httpPost({ url, body, signal, maxResponseBytes, headers, agent }: HttpPostOptions): Promise<HttpResponse> {
   signal.throwIfAborted();
   const { promise, resolve, reject } = Promise.withResolvers<HttpResponse>();
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-  const req = send(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Content-Length': body.length },
-  });
+  const https = url.protocol === 'https:';
+  const options = { method: 'POST', headers: requestHeaders(headers, body.length) };
+  const req = https ? httpsRequest(url, agent ? { ...options, agent } : options) : httpRequest(url, options);
   // Settling first makes the errors that destroy() triggers no-ops: the first failure is the one reported.
   const fail = (err: unknown): void => {
     reject(err);

@@ -11,8 +11,12 @@ export {
   createWebhookRunner,
   DEFAULT_MAX_RESPONSE_BYTES,
   type HookClock,
+  type WebhookRunner,
   type WebhookRunnerOptions,
 } from './webhook-runner.ts';
+export { type WebhookSecurity } from './webhook-transport.ts';
+export { credentialKindsOf, type CredentialKind, type CredentialReader } from './webhook-credentials.ts';
+export { DEFAULT_ETAG_MAX_BYTES, DEFAULT_ETAG_MAX_ENTRIES } from './etag-cache.ts';
 export { webhookUrl, type WebhookTarget } from './webhook-url.ts';
 export {
   CLOCK_CHECK_INTERVAL,

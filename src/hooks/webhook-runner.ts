@@ -1,14 +1,19 @@
 /**
- * The HTTP webhook {@link HookRunner}, with Metacontroller's wire behaviour (contract §1.2, §3): `POST`
- * the request JSON; 200 is success and its body must be JSON; 429 asks for a retry after `Retry-After`;
- * any other status is an error that quotes the body. Every call is bounded (ARCHITECTURE.md, item 9): a
- * whole-request timeout through `AbortSignal`, and a response size limit.
+ * The HTTP webhook {@link HookRunner}, with Metacontroller's wire behaviour (contract §1.2–1.4, §3):
+ * `POST` the request JSON, with `Authorization` when the settings in effect say so and over a custom
+ * TLS agent when they carry a CA bundle or client certificate; 200 is success and its body must be JSON
+ * (in ETag mode, 304 and 412 reuse the cached body); 429 asks for a retry after `Retry-After`; any other
+ * status is an error that quotes the body. Every call is bounded (ARCHITECTURE.md, item 9): a
+ * whole-request timeout through `AbortSignal` (reading credentials included), and a response size limit.
  */
+import type { ETagConfig } from '../api/controller-spec.ts';
+import { createETagCache, etagKeyOf, type ETagCache, type ETagEntry } from './etag-cache.ts';
 import { HookError, HookRetryAfterError } from './hook-error.ts';
 import { NO_RESPONSE_CODE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
 import { httpPost, type HttpResponse } from './http-post.ts';
 import { parseRetryAfter } from './retry-after.ts';
+import { createWebhookTransport, type PreparedRequest, type WebhookSecurity, type WebhookTransport } from './webhook-transport.ts';
 
 /** Reads wall time; the engine's `Clock` fits. Injected so no hook code calls `Date.now()`. */
 export interface HookClock {
@@ -35,6 +40,16 @@ export interface WebhookRunnerOptions {
   observer?: HookObserver | undefined;
   /** Defaults to {@link DEFAULT_MAX_RESPONSE_BYTES}. */
   maxResponseBytes?: number | undefined;
+  /** `webhook.etag`; absent or disabled: only 200 is success. */
+  etag?: ETagConfig | undefined;
+  /** The TLS and auth settings in effect; absent: none (default agent, no `Authorization`). */
+  security?: WebhookSecurity | undefined;
+}
+
+/** A webhook runner holds agents and a response cache: `close` it when its controller stops. */
+export interface WebhookRunner extends HookRunner {
+  /** Lets go of the TLS agents (after their requests) and the ETag cache; later calls fail. Idempotent. */
+  close(): void;
 }
 
 interface RunnerConfig {
@@ -86,8 +101,16 @@ function excerpt(text: string): string {
   return text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
 }
 
+/** Both signals of one call: the caller's and the call's own timeout, told apart by identity. */
+interface CallSignals {
+  caller: AbortSignal;
+  timeout: AbortSignal;
+  /** Either. */
+  any: AbortSignal;
+}
+
 /** Why a request got no usable response; the abort reasons are told apart by identity. */
-function transportFailure(config: RunnerConfig, cause: unknown, signals: { caller: AbortSignal; timeout: AbortSignal }): HookError {
+function transportFailure(config: RunnerConfig, cause: unknown, signals: CallSignals): HookError {
   let why: string;
   if (signals.timeout.aborted && cause === signals.timeout.reason) why = `timed out after ${config.timeoutMs} ms`;
   else if (signals.caller.aborted && cause === signals.caller.reason) why = 'aborted by the caller';
@@ -95,56 +118,123 @@ function transportFailure(config: RunnerConfig, cause: unknown, signals: { calle
   return new HookError(`${config.label}: ${why}`, { cause });
 }
 
-async function exchange(config: RunnerConfig, body: Buffer, caller: AbortSignal): Promise<HttpResponse> {
-  const timeout = AbortSignal.timeout(config.timeoutMs);
-  const signal = AbortSignal.any([caller, timeout]);
+/** The credentials in effect now; a failure to read them is this call's failure, with the hook named. */
+async function prepare(config: RunnerConfig, transport: WebhookTransport, signals: CallSignals): Promise<PreparedRequest> {
+  try {
+    return await transport.prepare(signals.any);
+  } catch (cause) {
+    throw transportFailure(config, cause, signals);
+  }
+}
+
+interface Exchange {
+  body: Buffer;
+  prepared: PreparedRequest;
+  /** The cached answer whose ETag this request sends as `If-None-Match`. */
+  cached: ETagEntry | undefined;
+}
+
+async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSignals): Promise<HttpResponse> {
+  const headers = sent.cached ? { ...sent.prepared.headers, 'If-None-Match': sent.cached.etag } : sent.prepared.headers;
   config.observer?.requestStarted();
   const started = config.clock.now();
   let code = NO_RESPONSE_CODE;
   try {
-    const response = await httpPost({ url: config.url, body, signal, maxResponseBytes: config.maxResponseBytes });
+    const response = await httpPost({
+      url: config.url, body: sent.body, signal: signals.any, maxResponseBytes: config.maxResponseBytes, headers, agent: sent.prepared.agent,
+    });
     code = String(response.status);
     return response;
   } catch (cause) {
-    throw transportFailure(config, cause, { caller, timeout });
+    throw transportFailure(config, cause, signals);
   } finally {
     config.observer?.requestFinished({ code, durationSeconds: (config.clock.now() - started) / 1000 });
   }
 }
 
-function interpret(config: RunnerConfig, response: HttpResponse): unknown {
-  const text = response.body.toString('utf8');
-  if (response.status === 200) {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (cause) {
-      throw new HookError(`${config.label}: invalid JSON in the 200 response: ${excerpt(text)}`, { cause });
-    }
+function parseJson(config: RunnerConfig, body: Buffer, what: string): unknown {
+  const text = body.toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new HookError(`${config.label}: invalid JSON in ${what}: ${excerpt(text)}`, { cause });
   }
+}
+
+/** The ETag mode of one runner: its cache, and the key of the request at hand. */
+interface ETagState {
+  cache: ETagCache;
+  key: string;
+  cached: ETagEntry | undefined;
+}
+
+const NOT_MODIFIED = new Set([304, 412]);
+
+/** A 200: its body, which refreshes the cache entry in ETag mode. */
+function accept(config: RunnerConfig, response: HttpResponse, etag: ETagState | undefined): unknown {
+  const parsed = parseJson(config, response.body, 'the 200 response');
+  const tag = response.headers.etag;
+  // A 200 without an ETag ends the entry: an answer nobody can validate again is not worth keeping.
+  if (etag && tag) etag.cache.set(etag.key, { etag: tag, body: response.body });
+  else etag?.cache.delete(etag.key);
+  return parsed;
+}
+
+function interpret(config: RunnerConfig, response: HttpResponse, etag: ETagState | undefined): unknown {
+  if (response.status === 200) return accept(config, response, etag);
+  if (etag?.cached && NOT_MODIFIED.has(response.status)) return parseJson(config, etag.cached.body, `the cached response (ETag ${etag.cached.etag})`);
   if (response.status === 429) {
     const retryAfterMs = parseRetryAfter(response.headers['retry-after'], config.clock.now());
     throw new HookRetryAfterError(`${config.label}: HTTP 429, retry after ${retryAfterMs} ms`, retryAfterMs);
   }
-  throw new HookError(`${config.label}: HTTP ${response.status}: ${excerpt(text)}`);
+  const unasked = etag && NOT_MODIFIED.has(response.status) ? ' (no If-None-Match was sent)' : '';
+  throw new HookError(`${config.label}: HTTP ${response.status}${unasked}: ${excerpt(response.body.toString('utf8'))}`);
+}
+
+function etagCacheOf(options: WebhookRunnerOptions): ETagCache | undefined {
+  if (!options.etag?.enabled) return undefined;
+  const seconds = options.etag.cacheTimeoutSeconds ?? 0;
+  return createETagCache({ clock: options.clock, ttlMs: seconds * 1000 });
 }
 
 /**
  * A {@link HookRunner} that POSTs to a webhook. Throws a `HookError` at once for an unusable URL,
- * timeout or size limit, so a misconfigured hook is reported when its controller starts.
+ * timeout or size limit, settings that refer to Secrets or ConfigMaps without `security.reader`, and
+ * an inline CA bundle that does not parse, so a misconfigured hook is reported when its controller starts.
  *
- * Each call rejects with a `HookError` for: connection errors (the `cause` carries `code`, e.g.
- * `ECONNREFUSED`), the timeout ("timed out after N ms"), the caller's abort ("aborted by the caller",
- * `cause` = the signal's reason), a body over the size limit or cut short, a non-JSON 200 body
- * ("invalid JSON", with the body's start), and any status but 200 and 429 (status code and the body's
- * first 200 characters).
- * A 429 rejects with a `HookRetryAfterError` instead. ETag mode (304/412) is not handled here yet.
+ * Each call rejects with a `HookError` for: a credential it cannot read (a missing Secret, ConfigMap
+ * or key, named with namespace, name, key and the setting; nothing is sent), PEM material that does not
+ * parse (naming where it came from), connection and TLS errors (the `cause` carries `code`, e.g.
+ * `ECONNREFUSED`), the timeout ("timed out after N ms", reading credentials included), the caller's
+ * abort ("aborted by the caller", `cause` = the signal's reason), a body over the size limit or cut
+ * short, a non-JSON 200 body ("invalid JSON", with the body's start), and any status but 200 and 429
+ * (status code and the body's first 200 characters) — in ETag mode, 304 and 412 answer a request that
+ * sent `If-None-Match` with the cached body instead.
+ * A 429 rejects with a `HookRetryAfterError` instead.
  */
-export function createWebhookRunner(options: WebhookRunnerOptions): HookRunner {
+export function createWebhookRunner(options: WebhookRunnerOptions): WebhookRunner {
   const config = configOf(options);
+  const transport = createWebhookTransport(options.security, config.url);
+  const cache = etagCacheOf(options);
+  let closed = false;
   return {
-    call: async (request, signal) => {
+    call: async (request, caller) => {
       const body = encode(config, request);
-      return interpret(config, await exchange(config, body, signal));
+      if (closed) throw new HookError(`${config.label}: the runner is closed`);
+      const timeout = AbortSignal.timeout(config.timeoutMs);
+      const signals: CallSignals = { caller, timeout, any: AbortSignal.any([caller, timeout]) };
+      const prepared = await prepare(config, transport, signals);
+      try {
+        const key = cache && etagKeyOf(request);
+        const etag = cache && key !== undefined ? { cache, key, cached: cache.get(key) } : undefined;
+        return interpret(config, await exchange(config, { body, prepared, cached: etag?.cached }, signals), etag);
+      } finally {
+        prepared.release();
+      }
+    },
+    close() {
+      closed = true;
+      transport.close();
     },
   };
 }

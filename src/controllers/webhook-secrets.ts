@@ -1,0 +1,76 @@
+/**
+ * Webhook credentials from loom's shared informer caches: the {@link CredentialReader} the webhook
+ * runners read Secrets and ConfigMaps through at call time, so a rotated Secret takes effect on the
+ * next call without touching the controller object (Metacontroller reads them once, at controller
+ * start). A cache is acquired only for the kinds a webhook actually refers to — a cluster-wide Secret
+ * informer is not free — and released with the runner.
+ */
+import { objectKey, type KubeObject, type ObjectReference } from '../api/index.ts';
+import type { CredentialKind, CredentialReader } from '../hooks/index.ts';
+import type { Informer, InformerLease } from '../kube/index.ts';
+import { resolveResource, type Host } from './host.ts';
+
+/** A {@link CredentialReader} holding informer leases; `release` when its runner is done. */
+export interface WebhookCredentialSource extends CredentialReader {
+  /** Lets go of the caches. Idempotent. */
+  release(): void;
+}
+
+const RESOURCES: Readonly<Record<CredentialKind, string>> = { Secret: 'secrets', ConfigMap: 'configmaps' };
+
+type Data = ReadonlyMap<string, Buffer>;
+
+function entriesOf(field: unknown, encoding: BufferEncoding): [string, Buffer][] {
+  if (typeof field !== 'object' || field === null) return [];
+  return Object.entries(field as Record<string, unknown>)
+    .filter((entry): entry is [string, string] => typeof entry[1] === 'string')
+    .map(([key, value]) => [key, Buffer.from(value, encoding)]);
+}
+
+/** A Secret's `data` is base64; a ConfigMap has text `data` and base64 `binaryData`. */
+function decode(kind: CredentialKind, obj: KubeObject): Data {
+  if (kind === 'Secret') return new Map(entriesOf(obj.data, 'base64'));
+  return new Map([...entriesOf(obj.binaryData, 'base64'), ...entriesOf(obj.data, 'utf8')]);
+}
+
+/** Waits for the first list, or rejects with the signal's reason. */
+async function synced(informer: Informer, signal: AbortSignal): Promise<void> {
+  if (informer.hasSynced()) return;
+  signal.throwIfAborted();
+  const { promise, resolve, reject } = Promise.withResolvers<void>();
+  const onAbort = (): void => reject(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
+  informer.whenSynced().then(resolve, reject);
+  try {
+    await promise;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Acquires the caches of `kinds` now, so they fill while the controller starts. Throws
+ * `ResourceNotFoundError` when discovery does not serve them (yet); nothing is held then.
+ */
+export function createWebhookCredentialSource(host: Host, kinds: ReadonlySet<CredentialKind>): WebhookCredentialSource {
+  const types = [...kinds].map((kind) => [kind, resolveResource(host, 'v1', RESOURCES[kind])] as const);
+  const leases = new Map<CredentialKind, InformerLease>(types.map(([kind, type]) => [kind, host.informers.acquire(type)]));
+  // Store objects are replaced, never changed, on update: decoding once per object version is enough.
+  const decoded = new WeakMap<KubeObject, Data>();
+  return {
+    async read(kind: CredentialKind, ref: ObjectReference, signal: AbortSignal) {
+      const lease = leases.get(kind);
+      if (!lease) throw new Error(`no ${kind} cache was acquired for webhook credentials`);
+      await synced(lease.informer, signal);
+      const obj = lease.informer.store.get(objectKey(ref.namespace, ref.name));
+      if (!obj) return undefined;
+      let data = decoded.get(obj);
+      if (!data) decoded.set(obj, (data = decode(kind, obj)));
+      return data;
+    },
+    release() {
+      for (const lease of leases.values()) lease.release();
+      leases.clear();
+    },
+  };
+}
