@@ -1,52 +1,96 @@
 /**
  * Builds the runner for a hook spec: a webhook, or a JSONata expression (inline or from a ConfigMap)
- * compiled once per controller start.
+ * compiled once per controller start. A webhook gets the TLS and auth settings in effect for it (its
+ * own, else the controller's matching `endpointConfigs[]` entry) and reads their Secrets and ConfigMaps
+ * from the shared caches at call time; `release` the runner when the controller stops.
  */
-import type { Hook } from '../api/index.ts';
-import { compileJsonataHook, createWebhookRunner, HookRetryAfterError, webhookUrl, type HookKind, type HookRunner } from '../hooks/index.ts';
+import { effectiveWebhookAuth, type EndpointConfig, type Hook } from '../api/index.ts';
+import {
+  compileJsonataHook,
+  createWebhookRunner,
+  credentialKindsOf,
+  HookRetryAfterError,
+  webhookUrl,
+  type HookKind,
+  type HookRunner,
+  type WebhookSecurity,
+} from '../hooks/index.ts';
 import type { ExpressionSources } from './expression-sources.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { Host } from './host.ts';
 import type { ControllerLabels } from '../server/metrics.ts';
+import { createWebhookCredentialSource, type WebhookCredentialSource } from './webhook-secrets.ts';
 
 /** Which hook of which controller. */
 export interface HookIdentity {
   hook: HookKind;
   controller: ControllerLabels;
+  /** The controller's `spec.endpointConfigs`; absent: none (the webhook's own settings only). */
+  endpointConfigs?: readonly EndpointConfig[] | undefined;
+}
+
+/** A runner that may hold resources (TLS agents, Secret/ConfigMap caches): call `release` once it is no longer used. */
+export interface ManagedHookRunner extends HookRunner {
+  /** Lets go of what the runner holds; later calls fail. Idempotent. */
+  release(): void;
 }
 
 /**
  * A runner for a JSONata hook. Throws `JsonataCompileError` (with line and column) for an expression
  * that does not compile: the controller does not start.
  */
-async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<HookRunner> {
+async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<ManagedHookRunner> {
   const jsonata = spec.jsonata!;
   const expression = jsonata.expression ?? (await sources.read(jsonata.configMapRef));
   // The hook metrics' `url` label names where the expression lives, so the series of two JSONata hooks differ.
   const ref = jsonata.configMapRef;
   const url = ref ? `jsonata:configmap/${ref.namespace}/${ref.name}/${ref.key}` : 'jsonata:inline';
   const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
-  return compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer });
+  const runner = compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer });
+  return { call: (request, signal) => runner.call(request, signal), release: () => undefined };
 }
 
-/** The runner of any hook spec. */
-export async function runnerFor(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<HookRunner> {
+/**
+ * The runner of any hook spec. Pass the controller's `spec.endpointConfigs` in `id.endpointConfigs`,
+ * and call `release()` on the result when the controller stops (or fails to start).
+ */
+export async function runnerFor(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<ManagedHookRunner> {
   return spec.jsonata ? jsonataRunner(host, spec, id, sources) : webhookRunner(host, spec, id);
+}
+
+/** The settings in effect for the webhook, and a cache-backed reader when they refer to Secrets or ConfigMaps. */
+function securityOf(host: Host, spec: Hook, id: HookIdentity, url: string): { security: WebhookSecurity; source?: WebhookCredentialSource } {
+  const { auth, endpointConfigIndex } = effectiveWebhookAuth({ ...spec.webhook!, url }, id.endpointConfigs ?? []);
+  const where = endpointConfigIndex === undefined ? `spec.hooks.${id.hook}.webhook` : `spec.endpointConfigs[${endpointConfigIndex}]`;
+  const https = URL.canParse(url) && new URL(url).protocol === 'https:';
+  const kinds = credentialKindsOf(auth, https);
+  if (kinds.size === 0) return { security: { auth, where } };
+  const source = createWebhookCredentialSource(host, kinds);
+  return { security: { auth, where, reader: source }, source };
 }
 
 /**
  * A webhook runner. A 429 from the hook becomes the engine's {@link RetryAfterError}, so the key is
  * retried after `Retry-After` without counting as a failure.
  */
-function webhookRunner(host: Host, spec: Hook, id: HookIdentity): HookRunner {
+function webhookRunner(host: Host, spec: Hook, id: HookIdentity): ManagedHookRunner {
   const url = webhookUrl(spec.webhook!);
-  const runner = createWebhookRunner({
-    url,
-    timeoutMs: spec.webhook!.timeoutMs,
-    hook: id.hook,
-    clock: host.clock,
-    observer: host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller }),
-  });
+  const { security, source } = securityOf(host, spec, id, url);
+  let runner;
+  try {
+    runner = createWebhookRunner({
+      url,
+      timeoutMs: spec.webhook!.timeoutMs,
+      hook: id.hook,
+      clock: host.clock,
+      observer: host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller }),
+      etag: spec.webhook!.etag,
+      security,
+    });
+  } catch (err) {
+    source?.release();
+    throw err;
+  }
   return {
     call: async (request, signal) => {
       try {
@@ -56,5 +100,49 @@ function webhookRunner(host: Host, spec: Hook, id: HookIdentity): HookRunner {
         throw err;
       }
     },
+    release() {
+      runner.close();
+      source?.release();
+    },
   };
+}
+
+/** The hook runners of one controller, built once per start and released together. */
+export interface ControllerHookRunners {
+  sync?: ManagedHookRunner | undefined;
+  finalize?: ManagedHookRunner | undefined;
+  customize?: ManagedHookRunner | undefined;
+  /** Releases every runner. Idempotent. */
+  release(): void;
+}
+
+/** What a controller's runners are built from. */
+export interface ControllerHooksInput {
+  hooks: { sync?: Hook | undefined; finalize?: Hook | undefined; customize?: Hook | undefined };
+  endpointConfigs: readonly EndpointConfig[];
+  controller: ControllerLabels;
+}
+
+/**
+ * Builds the runners of a controller's sync, finalize and customize hooks. If one cannot be built
+ * (an expression that does not compile, a bad webhook URL), those already built are released.
+ */
+export async function controllerRunners(host: Host, input: ControllerHooksInput, sources: ExpressionSources): Promise<ControllerHookRunners> {
+  const built: ManagedHookRunner[] = [];
+  const release = () => {
+    for (const runner of built) runner.release();
+  };
+  const build = async (hook: 'sync' | 'finalize' | 'customize') => {
+    const spec = input.hooks[hook];
+    if (!spec) return undefined;
+    const runner = await runnerFor(host, spec, { hook, controller: input.controller, endpointConfigs: input.endpointConfigs }, sources);
+    built.push(runner);
+    return runner;
+  };
+  try {
+    return { sync: await build('sync'), finalize: await build('finalize'), customize: await build('customize'), release };
+  } catch (err) {
+    release();
+    throw err;
+  }
 }

@@ -34,6 +34,9 @@ export const TEST_PARENT_KINDS = {
   jsonata: { plural: 'expressions', kind: 'Expression' },
   related: { plural: 'relateds', kind: 'Related' },
   decorated: { plural: 'decorateds', kind: 'Decorated' },
+  rolling: { plural: 'rollings', kind: 'Rolling' },
+  /** The children of `rolling`: a CRD, so the test can write their status conditions. */
+  rollChild: { plural: 'rollchildren', kind: 'RollChild' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

@@ -6,14 +6,16 @@
 import type { KubeObject, LabelSelector } from '../../api/index.ts';
 import { adoptedChild, childRefOf, claimChildren, releasedChild } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
-import type { CompositeContext } from './context.ts';
+import type { ChildType, CompositeContext } from './context.ts';
 
-/** The children this sync may show the hook and manage. */
-export async function claimForParent(ctx: CompositeContext, parent: KubeObject, selector: LabelSelector): Promise<KubeObject[]> {
+/** The objects of `types` this sync may show the hook and manage: its children, or its ControllerRevisions. */
+export async function claimForParent(
+  ctx: CompositeContext, parent: KubeObject, selector: LabelSelector, types: readonly Pick<ChildType, 'type' | 'store'>[],
+): Promise<KubeObject[]> {
   const namespace = ctx.parentType.namespaced ? parent.metadata.namespace : undefined;
   const claimed: KubeObject[] = [];
   let parentConfirmed: boolean | undefined;
-  for (const child of ctx.children) {
+  for (const child of types) {
     const owned = child.store.byControllerUid(parent.metadata.uid ?? '');
     const orphans = child.store.orphans(child.type.namespaced ? namespace : undefined);
     const result = claimChildren({ parent, selector, candidates: [...owned, ...orphans] });

@@ -3,14 +3,14 @@
  * types, routes their events to parent keys, and runs `--workers` workers over one queue. Stopping
  * drains the workers and lets go of the informers.
  */
-import { objectKey, type CompositeController } from '../../api/index.ts';
-import { childRefOf, finalizerName } from '../../core/index.ts';
+import { GROUP_VERSION, KINDS, objectKey, type CompositeController } from '../../api/index.ts';
+import { childRefOf, finalizerName, usesRollingUpdates } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease } from '../../kube/index.ts';
 import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
 import { resolveResource, type Host } from '../host.ts';
-import { runnerFor } from '../hook-runners.ts';
+import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
@@ -33,15 +33,13 @@ export async function startCompositeController(
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
   const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource);
   const childTypes = spec.childResources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
-  const hookRunner = async (hook: 'sync' | 'finalize' | 'customize') => {
-    const hookSpec = spec.hooks[hook];
-    return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }, sources) : undefined;
-  };
-  const runners = { sync: await hookRunner('sync'), finalize: await hookRunner('finalize') };
-  const customizeRunner = await hookRunner('customize');
+  // Rolling updates keep their progress in ControllerRevisions, claimed and routed like children.
+  const revisionType = usesRollingUpdates(spec.childResources) ? resolveResource(host, GROUP_VERSION, KINDS.controllerRevision.resource) : undefined;
+  const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
+  const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });
 
-  const leases: InformerLease[] = [host.informers.acquire(parentType), ...childTypes.map((c) => host.informers.acquire(c.type))];
+  const leases: InformerLease[] = [parentType, ...childTypes.map((c) => c.type), ...(revisionType ? [revisionType] : [])].map((t) => host.informers.acquire(t));
   const [parentLease, ...childLeases] = leases;
   const ctx: CompositeContext = {
     host, controller, labels, parentType, logger, runners,
@@ -50,15 +48,19 @@ export async function startCompositeController(
     }),
     parents: parentLease!.informer.store,
     children: childTypes.map((c, i) => ({ ...c, store: childLeases[i]!.informer.store })),
+    revisions: revisionType && { type: revisionType, store: childLeases[childTypes.length]!.informer.store },
     finalizer: finalizerName(controller.name),
     records: new Map(),
     warnedNoStatus: { value: false },
   };
-  await waitForCaches(host, leases, signal);
-  return run(ctx, leases, queue);
+  await waitForCaches(host, leases, signal).catch((err: unknown) => {
+    runners.release();
+    throw err;
+  });
+  return run(ctx, leases, queue, runners);
 }
 
-function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue): RunningController {
+function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue, runners: ControllerHookRunners): RunningController {
   const { host, controller, related } = ctx;
   const routing: RoutingContext = {
     parentType: ctx.parentType, parents: ctx.parents, finalizer: ctx.finalizer,
@@ -67,6 +69,7 @@ function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue): 
     ignoreStatusChanges: controller.spec.parentResource.ignoreStatusChanges,
     enqueue: (key) => queue.add(key),
   };
+  // Owned leases: the children's, then the ControllerRevisions' when rolling.
   const [parentLease, ...childLeases] = leases;
   const unsubscribe = [
     parentLease!.informer.subscribe(parentHandler(routing)),
@@ -86,6 +89,7 @@ function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue): 
     release() {
       for (const off of unsubscribe) off();
       related?.stop();
+      runners.release();
       for (const lease of leases) lease.release();
     },
   });

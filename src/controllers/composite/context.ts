@@ -26,6 +26,8 @@ export interface CompositeContext {
   parentType: ResourceType;
   parents: ReadonlyObjectStore;
   children: readonly ChildType[];
+  /** The ControllerRevision cache, when a child type rolls (RollingRecreate / RollingInPlace). */
+  revisions?: { type: ResourceType; store: ReadonlyObjectStore } | undefined;
   runners: { sync?: HookRunner | undefined; finalize?: HookRunner | undefined };
   /** Present when the controller has a customize hook. */
   related?: RelatedObjects | undefined;

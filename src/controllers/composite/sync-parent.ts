@@ -5,12 +5,13 @@
  * created, changed or deleted before the hook's answer has been validated, so a failing or garbled
  * hook never deletes a child.
  */
-import { decodeCompositeResponse, matchesSelector, compositeRequest, type KubeObject, type LabelSelector, type CompositeHookResponse } from '../../api/index.ts';
-import { afterFinalize, decideLifecycle, normaliseDesiredChildren, parentSelector, sanitizeForApply } from '../../core/index.ts';
+import { matchesSelector, type CompositeHookResponse } from '../../api/index.ts';
+import { afterFinalize, decideLifecycle, parentSelector } from '../../core/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { errorChain, type ReconcileResult } from '../../engine/index.ts';
-import { callHook } from '../call-hook.ts';
 import { claimForParent } from './claim-for-parent.ts';
+import { validatedAnswer, type ParentCall } from './parent-hook.ts';
+import { rollingAnswer } from './rolling-sync.ts';
 import type { CompositeContext } from './context.ts';
 import { writeStatus } from './parent-writes.ts';
 import { setFinalizer } from '../set-finalizer.ts';
@@ -30,10 +31,10 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   let parent = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
-  const claimed = await claimForParent(ctx, parent, selector);
+  const claimed = await claimForParent(ctx, parent, selector, ctx.children);
   const finalizing = lifecycle.hook === 'finalize';
-  const response = await callParentHook(ctx, { parent, claimed, finalizing }, signal);
-  const desired = desiredChildren(ctx, parent, selector, response.children);
+  const response = await answer(ctx, { parent, claimed, finalizing, selector }, signal);
+  const desired = response.children;
   let manage = lifecycle.manageChildren;
   if (finalizing) {
     const after = afterFinalize({ parent, finalized: response.finalized, manageChildren: manage });
@@ -46,30 +47,12 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }
 
-interface HookCall {
-  parent: KubeObject;
-  claimed: KubeObject[];
-  finalizing: boolean;
-}
-
-function callParentHook(ctx: CompositeContext, call: HookCall, signal: AbortSignal): Promise<CompositeHookResponse> {
-  const which = call.finalizing ? 'finalize' : 'sync';
-  return callHook({
-    which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeCompositeResponse,
-    request: async (version) => compositeRequest({
-      controller: ctx.controller.object, parent: call.parent, version, finalizing: call.finalizing,
-      children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
-      related: await ctx.related?.of(call.parent, signal),
-    }),
-  }, signal);
-}
-
-/** The hook's children, checked and completed; any problem fails the sync before a single write. */
-function desiredChildren(ctx: CompositeContext, parent: KubeObject, selector: LabelSelector, children: KubeObject[]): KubeObject[] {
-  const result = normaliseDesiredChildren({
-    parent, children, selector, generateSelector: ctx.controller.spec.generateSelector,
-    declaredTypes: ctx.children.map((c) => ({ apiVersion: c.type.apiVersion, kind: c.type.kind, namespaced: c.type.namespaced })),
-  });
-  if (!result.ok) throw new Error(`the sync hook's children are invalid: ${result.problems.join('; ')}`);
-  return ctx.host.settings.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
+/**
+ * The hook's validated answer: one call, or one per revision while a child type rolls — unless the
+ * parent is going away without a finalize call: then the garbage collector, not a rollout, deals
+ * with the children.
+ */
+function answer(ctx: CompositeContext, call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse> {
+  const rolls = ctx.revisions !== undefined && (call.finalizing || !call.parent.metadata.deletionTimestamp);
+  return rolls ? rollingAnswer(ctx, call, signal) : validatedAnswer(ctx, call, signal);
 }

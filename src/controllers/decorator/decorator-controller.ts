@@ -9,7 +9,7 @@ import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease } from '../../kube/index.ts';
 import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
-import { runnerFor } from '../hook-runners.ts';
+import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { DecoratorContext } from './context.ts';
@@ -32,12 +32,8 @@ export async function startDecoratorController(
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
   const targetTypes = spec.resources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
   const attachmentTypes = spec.attachments.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
-  const runner = async (hook: 'sync' | 'finalize' | 'customize') => {
-    const hookSpec = spec.hooks[hook];
-    return hookSpec ? runnerFor(host, hookSpec, { hook, controller: labels }, sources) : undefined;
-  };
-  const runners = { sync: await runner('sync'), finalize: await runner('finalize') };
-  const customizeRunner = await runner('customize');
+  const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
+  const customizeRunner = runners.customize;
 
   const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type));
   const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type));
@@ -53,11 +49,14 @@ export async function startDecoratorController(
     finalizer: decoratorFinalizer(controller.name),
     records: new Map(),
   };
-  await waitForCaches(host, [...targetLeases, ...attachmentLeases], signal);
-  return run(ctx, { targets: targetLeases, attachments: attachmentLeases }, queue);
+  await waitForCaches(host, [...targetLeases, ...attachmentLeases], signal).catch((err: unknown) => {
+    runners.release();
+    throw err;
+  });
+  return run(ctx, { targets: targetLeases, attachments: attachmentLeases }, queue, runners);
 }
 
-function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachments: InformerLease[] }, queue: WorkQueue): RunningController {
+function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachments: InformerLease[] }, queue: WorkQueue, runners: ControllerHookRunners): RunningController {
   const enqueue = (key: string) => queue.add(key);
   const unsubscribe = [
     ...ctx.targets.map((target, i) => leases.targets[i]!.informer.subscribe(targetHandler(ctx, target, enqueue))),
@@ -79,6 +78,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
     release() {
       for (const off of unsubscribe) off();
       ctx.related?.stop();
+      runners.release();
       for (const lease of [...leases.targets, ...leases.attachments]) lease.release();
     },
   });
