@@ -18,8 +18,12 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const logger = pino({ level: 'warn' });
   // CRDs exist before the controller-manager starts, so garbage collection knows their kinds at once.
-  // The shelf's CRDs (controllers/*/crd.yaml) too, so shelf controllers' tests find their kinds served.
-  const crds = [...(await crdManifests()), ...Object.values(TEST_PARENT_KINDS).map(parentCrd), ...(await shelfCrds())];
+  // The shelf's and the examples' CRDs (controllers/*/crd.yaml, examples/*/crd.yaml) too, so their
+  // tests find their kinds served.
+  const crds = [
+    ...(await crdManifests()), ...Object.values(TEST_PARENT_KINDS).map(parentCrd),
+    ...(await shelfCrds()), ...(await shelfCrds(new URL('../examples/', import.meta.url))),
+  ];
   const plane = await startControlPlane({ logger, crds });
   project.provide('kubeconfigPath', plane.kubeconfigPath);
   return async () => {

@@ -1,7 +1,8 @@
 /**
- * The CRDs of the controller shelf (`controllers/<name>/crd.yaml`). The global setup creates them
- * before the controller-manager starts, so garbage collection knows their kinds from the start.
- * Shelf folders without a crd.yaml (controllers of built-in parents) are skipped.
+ * The CRDs of the controller shelf (`controllers/<name>/crd.yaml`) and of the examples
+ * (`examples/<name>/crd.yaml`). The global setup creates them before the controller-manager starts,
+ * so garbage collection knows their kinds from the start. Folders without a crd.yaml (controllers of
+ * built-in parents) are skipped.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { loadAll } from 'js-yaml';
@@ -9,7 +10,7 @@ import type { KubeObject } from '../../src/api/index.ts';
 
 const SHELF_DIR = new URL('../../controllers/', import.meta.url);
 
-/** Every CRD document from every `controllers/*\/crd.yaml`, in folder-name order. */
+/** Every CRD document from every `<shelfDir>/*\/crd.yaml` (default `controllers/`), in folder-name order. */
 export async function shelfCrds(shelfDir: URL = SHELF_DIR): Promise<KubeObject[]> {
   const entries = await readdir(shelfDir, { withFileTypes: true }).catch(notFoundAsEmpty);
   const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();

@@ -1,0 +1,79 @@
+/**
+ * Runs an example's hook as its own process, the way a user runs it locally (`node
+ * examples/<name>/hook.ts`), and points the example's controller manifests at it. The process gets
+ * `HOST=127.0.0.1 PORT=0`, so the system picks a free port; its URL is read from the first line the
+ * hook prints that contains one. It is stopped by PID.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { loadAll } from 'js-yaml';
+import type { KubeObject } from '../../src/api/index.ts';
+
+const EXAMPLES = new URL('../../examples/', import.meta.url);
+const URL_PATTERN = /http:\/\/127\.0\.0\.1:\d+/;
+const START_TIMEOUT_MS = 20_000;
+
+/** A running example hook. */
+export interface ExampleHook {
+  /** `http://127.0.0.1:<port>`. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+function waitForUrl(child: ChildProcess, example: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timeout = AbortSignal.timeout(START_TIMEOUT_MS);
+    timeout.addEventListener('abort', () => reject(new Error(`the ${example} hook printed no URL within ${START_TIMEOUT_MS} ms:\n${output}`)));
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const url = URL_PATTERN.exec(output)?.[0];
+      if (url) resolve(url);
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the ${example} hook exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+/** Starts `examples/<example>/hook.ts` with the same Node as the tests. */
+export async function startExampleHook(example: string): Promise<ExampleHook> {
+  const script = new URL(`${example}/hook.ts`, EXAMPLES).pathname;
+  const child = spawn(process.execPath, [script], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const url = await waitForUrl(child, example);
+    return {
+      url,
+      async stop() {
+        if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
+        await exited;
+      },
+    };
+  } catch (err) {
+    if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
+    throw err;
+  }
+}
+
+type Hooks = Record<string, { webhook?: { url?: string; path?: string; service?: unknown } } | undefined>;
+
+/** A copy of `manifest` whose webhooks call `url` (keeping each hook's path) and that carries `labels`. */
+export function pointedAt(manifest: KubeObject, url: string, labels: Record<string, string>): KubeObject {
+  const spec = structuredClone(manifest.spec) as { hooks?: Hooks };
+  for (const hook of Object.values(spec.hooks ?? {})) {
+    const webhook = hook?.webhook;
+    if (!webhook) continue;
+    const path = webhook.path ?? (webhook.url ? new URL(webhook.url).pathname : '/');
+    delete webhook.service;
+    delete webhook.path;
+    webhook.url = `${url}${path}`;
+  }
+  return { ...manifest, metadata: { ...manifest.metadata, labels: { ...manifest.metadata.labels, ...labels } }, spec };
+}
+
+/** Every document of `examples/<example>/<file>`. */
+export async function exampleManifests(example: string, file: string): Promise<KubeObject[]> {
+  const text = await readFile(new URL(`${example}/${file}`, EXAMPLES), 'utf8');
+  return loadAll(text).filter((doc): doc is KubeObject => typeof doc === 'object' && doc !== null);
+}
