@@ -9,15 +9,15 @@
  * (`loom-it-…`); the namespaces are this file's own; the host runs only controllers labelled
  * `loom-test: configmap-propagation`.
  */
-import { readFile } from 'node:fs/promises';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { eventuallyGone, objectWhen, shelfManifest, startShelfHost, statusWhen, stopAndDeleteParents, syncErrorMessages } from './support/shelf.ts';
 
 const LABEL = 'configmap-propagation';
-const SHELF = new URL('../controllers/configmap-propagation/', import.meta.url);
+/** The shelf folder: `controllers/configmap-propagation/`. */
+const SHELF = 'configmap-propagation';
 const API_VERSION = 'config.loom.dev/v1';
 const KIND = 'ConfigMapPropagation';
 
@@ -36,13 +36,9 @@ interface PropagationStatus {
   observedGeneration?: number;
 }
 
-async function shelfManifest(file: string): Promise<KubeObject> {
-  return load(await readFile(new URL(file, SHELF), 'utf8')) as KubeObject;
-}
-
 /** The shipped example under another name, copying `sourceName` from this file's source namespace. */
 async function applyPropagation(name: string, sourceName: string, targetNamespaces: string[]): Promise<KubeObject> {
-  const example = await shelfManifest('propagation.yaml');
+  const example = await shelfManifest(SHELF, 'propagation.yaml');
   if (!propagations.includes(name)) propagations.push(name);
   return clients.apply({ ...example, metadata: { name }, spec: { source: { namespace: source, name: sourceName }, targetNamespaces } });
 }
@@ -51,37 +47,27 @@ const applySource = (name: string, data: Record<string, string>, binaryData?: Re
   clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: source }, data, ...(binaryData ? { binaryData } : {}) });
 const propagation = (name: string) => clients.writer.get({ apiVersion: API_VERSION, kind: KIND, name });
 const configMap = (namespace: string, name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
-const gone = (namespace: string, name: string) => async () => ((await configMap(namespace, name)) ? undefined : true);
+const copyGone = (namespace: string, name: string) => eventuallyGone(() => configMap(namespace, name), `the copy in ${namespace} to be deleted`);
 
 /** The propagation's status once `accept` holds for it. */
-function statusWhen(name: string, accept: (status: PropagationStatus) => boolean, what: string): Promise<PropagationStatus> {
-  return eventually(async () => {
-    const status = (await propagation(name))?.status as PropagationStatus | undefined;
-    return status && accept(status) ? status : undefined;
-  }, what);
-}
+const propagationWhen = (name: string, accept: (status: PropagationStatus) => boolean, what: string) =>
+  statusWhen(() => propagation(name), accept, what);
 
 /** The copy in `namespace` once it holds `data`. */
 function copyWith(namespace: string, name: string, data: Record<string, string>): Promise<KubeObject> {
-  return eventually(async () => {
-    const copy = await configMap(namespace, name);
-    return copy && JSON.stringify(copy.data) === JSON.stringify(data) ? copy : undefined;
-  }, `the copy ${namespace}/${name} to hold ${JSON.stringify(data)}`);
+  const holds = (copy: KubeObject) => JSON.stringify(copy.data) === JSON.stringify(data);
+  return objectWhen(() => configMap(namespace, name), holds, `the copy ${namespace}/${name} to hold ${JSON.stringify(data)}`);
 }
 
 beforeAll(async () => {
   clients = await testClients();
   const kc = testKubeConfig();
   [source, teamA, teamB] = await Promise.all([createTestNamespace(kc, 'cmp-source'), createTestNamespace(kc, 'cmp-team-a'), createTestNamespace(kc, 'cmp-team-b')]);
-  loom = await startTestLoom(LABEL);
-  const controller = await shelfManifest('controller.yaml');
-  expect(controller.metadata.labels).toBeUndefined();
-  await clients.apply({ ...controller, metadata: { ...controller.metadata, labels: { 'loom-test': LABEL } } });
+  loom = await startShelfHost(clients, SHELF, LABEL);
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  for (const name of propagations) await clients.writer.delete({ apiVersion: API_VERSION, kind: KIND, name });
+  await stopAndDeleteParents(loom, clients, { apiVersion: API_VERSION, kind: KIND, names: propagations });
 });
 
 describe('the configmap-propagation controller', () => {
@@ -98,7 +84,7 @@ describe('the configmap-propagation controller', () => {
       expect(copy.data).toEqual({ mode: 'blue' });
       expect(copy.binaryData).toEqual({ 'logo.png': 'iVBORw0KGgo=' });
     }
-    const status = await statusWhen('loom-it-copy', (s) => s.ready === 2, 'both copies to be ready');
+    const status = await propagationWhen('loom-it-copy', (s) => s.ready === 2, 'both copies to be ready');
     expect(status).toEqual({ sourceFound: true, targets: 2, copies: 2, ready: 2, observedGeneration: 1 });
     // The source is related, not a child: loom neither claims nor labels it.
     expect((await configMap(source, 'loom-it-settings'))?.metadata.ownerReferences).toBeUndefined();
@@ -110,18 +96,18 @@ describe('the configmap-propagation controller', () => {
       expect(after.metadata.uid).toBe(before.metadata.uid);
       expect(after.binaryData).toBeUndefined();
     }
-    expect(await statusWhen('loom-it-copy', (s) => s.ready === 2, 'both copies to be ready again')).toMatchObject({ sourceFound: true });
+    expect(await propagationWhen('loom-it-copy', (s) => s.ready === 2, 'both copies to be ready again')).toMatchObject({ sourceFound: true });
   });
 
   it('deletes the copy of a namespace removed from targetNamespaces, and only that one', async () => {
     await applySource('loom-it-removal', { k: 'v' });
     await applyPropagation('loom-it-remove', 'loom-it-removal', [teamA, teamB]);
-    await statusWhen('loom-it-remove', (s) => s.ready === 2, 'both copies to be ready');
+    await propagationWhen('loom-it-remove', (s) => s.ready === 2, 'both copies to be ready');
     const keptUid = (await configMap(teamA, 'loom-it-removal'))?.metadata.uid;
 
     await applyPropagation('loom-it-remove', 'loom-it-removal', [teamA]);
-    await eventually(gone(teamB, 'loom-it-removal'), `the copy in ${teamB} to be deleted`);
-    const status = await statusWhen('loom-it-remove', (s) => s.targets === 1, 'one target left');
+    await copyGone(teamB, 'loom-it-removal');
+    const status = await propagationWhen('loom-it-remove', (s) => s.targets === 1, 'one target left');
     expect(status).toEqual({ sourceFound: true, targets: 1, copies: 1, ready: 1, observedGeneration: 2 });
     expect((await configMap(teamA, 'loom-it-removal'))?.metadata.uid).toBe(keptUid);
   });
@@ -129,27 +115,22 @@ describe('the configmap-propagation controller', () => {
   it('writes the other copies when a target namespace does not exist, and reports the failure', async () => {
     await applySource('loom-it-partial', { k: 'v' });
     await applyPropagation('loom-it-partial', 'loom-it-partial', [teamA, 'cmp-no-such-namespace', teamB]);
-    const status = await statusWhen('loom-it-partial', (s) => s.ready === 2, 'the two possible copies to be ready');
+    const status = await propagationWhen('loom-it-partial', (s) => s.ready === 2, 'the two possible copies to be ready');
     expect(status).toEqual({ sourceFound: true, targets: 3, copies: 2, ready: 2, observedGeneration: 1 });
-    const message = await eventually(async () => {
-      const events = await clients.client.request<{ items: { reason?: string; message?: string; involvedObject: { kind?: string; name?: string } }[] }>({
-        method: 'GET', path: '/api/v1/events', query: { fieldSelector: 'involvedObject.name=loom-it-partial' },
-      });
-      return events.items.find((e) => e.reason === 'SyncError' && e.involvedObject.kind === KIND)?.message;
-    }, 'a SyncError event on the propagation');
+    const [message] = await syncErrorMessages(clients, { kind: KIND, name: 'loom-it-partial' });
     expect(message).toMatch(/cmp-no-such-namespace/);
   });
 
   it('keeps the copies while the source is missing, and follows the source again once it is back', async () => {
     await applySource('loom-it-fragile', { version: '1' });
     await applyPropagation('loom-it-missing', 'loom-it-fragile', [teamA, teamB]);
-    await statusWhen('loom-it-missing', (s) => s.ready === 2, 'both copies to be ready');
+    await propagationWhen('loom-it-missing', (s) => s.ready === 2, 'both copies to be ready');
     const before = await Promise.all([teamA, teamB].map((ns) => configMap(ns, 'loom-it-fragile')));
 
     expect(await clients.writer.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: source, name: 'loom-it-fragile' })).toBe(true);
     // Status is written after the children of the same sync: once it says the source is gone, that
     // sync has already left the copies as they were.
-    const status = await statusWhen('loom-it-missing', (s) => s.sourceFound === false, 'the source to be reported missing');
+    const status = await propagationWhen('loom-it-missing', (s) => s.sourceFound === false, 'the source to be reported missing');
     expect(status).toEqual({ sourceFound: false, targets: 2, copies: 2, ready: 0, observedGeneration: 1 });
     const during = await Promise.all([teamA, teamB].map((ns) => configMap(ns, 'loom-it-fragile')));
     expect(during.map((cm) => [cm?.metadata.uid, cm?.data])).toEqual(before.map((cm) => [cm?.metadata.uid, { version: '1' }]));
@@ -159,16 +140,16 @@ describe('the configmap-propagation controller', () => {
       const after = await copyWith(copy!.metadata.namespace!, 'loom-it-fragile', { version: '2' });
       expect(after.metadata.uid).toBe(copy!.metadata.uid);
     }
-    expect(await statusWhen('loom-it-missing', (s) => s.sourceFound === true && s.ready === 2, 'the source to be found again')).toMatchObject({ copies: 2 });
+    expect(await propagationWhen('loom-it-missing', (s) => s.sourceFound === true && s.ready === 2, 'the source to be found again')).toMatchObject({ copies: 2 });
   });
 
   it('has its copies garbage-collected when the propagation is deleted', async () => {
     await applySource('loom-it-doomed', { k: 'v' });
     await applyPropagation('loom-it-delete', 'loom-it-doomed', [teamA, teamB]);
-    await statusWhen('loom-it-delete', (s) => s.ready === 2, 'both copies to be ready');
+    await propagationWhen('loom-it-delete', (s) => s.ready === 2, 'both copies to be ready');
 
     expect(await clients.writer.delete({ apiVersion: API_VERSION, kind: KIND, name: 'loom-it-delete' })).toBe(true);
-    await Promise.all([teamA, teamB].map((ns) => eventually(gone(ns, 'loom-it-doomed'), `the copy in ${ns} to be deleted`)));
+    await Promise.all([teamA, teamB].map((ns) => copyGone(ns, 'loom-it-doomed')));
     expect(await configMap(source, 'loom-it-doomed')).toBeDefined();
   });
 });

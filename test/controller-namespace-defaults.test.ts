@@ -7,35 +7,27 @@
  * creates; the host runs only controllers labelled `loom-test: namespace-defaults`, so no other test
  * file's host runs this controller.
  */
-import { readFileSync } from 'node:fs';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { eventually } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { objectWhen, startShelfHost, stopAndDeleteParents, syncErrorMessages } from './support/shelf.ts';
 
 const LABEL = 'namespace-defaults';
-const MANIFEST = new URL('../controllers/namespace-defaults/controller.yaml', import.meta.url);
+/** The shelf folder: `controllers/namespace-defaults/`. */
+const SHELF = 'namespace-defaults';
 
 let clients: TestClients;
 let loom: TestLoom;
 const created: string[] = [];
 
-/** The shipped controller, with the label that lets this file's host (and only it) run it. */
-function shippedController(): KubeObject {
-  const cc = load(readFileSync(MANIFEST, 'utf8')) as KubeObject;
-  return { ...cc, metadata: { ...cc.metadata, labels: { ...cc.metadata.labels, 'loom-test': LABEL } } };
-}
-
 beforeAll(async () => {
   clients = await testClients();
-  loom = await startTestLoom(LABEL);
-  await clients.apply(shippedController());
+  loom = await startShelfHost(clients, SHELF, LABEL);
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  for (const name of created) await clients.writer.delete({ apiVersion: 'v1', kind: 'Namespace', name });
+  await stopAndDeleteParents(loom, clients, { apiVersion: 'v1', kind: 'Namespace', names: created });
 });
 
 async function createNamespace(annotations: Record<string, string>): Promise<KubeObject> {
@@ -49,14 +41,6 @@ async function createNamespace(annotations: Record<string, string>): Promise<Kub
 
 const child = (apiVersion: string, kind: string, namespace: string, name: string) =>
   eventually(() => clients.writer.get({ apiVersion, kind, namespace, name }), `${kind} ${namespace}/${name}`);
-
-/** Messages of the `SyncError` events on a namespace (events of cluster-scoped objects live in `default`). */
-async function syncErrors(name: string): Promise<string[]> {
-  const list = await clients.client.request<{ items: { reason?: string; message?: string; involvedObject: { kind?: string } }[] }>({
-    method: 'GET', path: '/api/v1/namespaces/default/events', query: { fieldSelector: `involvedObject.name=${name}` },
-  });
-  return list.items.filter((e) => e.reason === 'SyncError' && e.involvedObject.kind === 'Namespace').map((e) => e.message ?? '');
-}
 
 const hardOf = (quota: KubeObject | undefined) => (quota?.spec as { hard?: Record<string, string> } | undefined)?.hard;
 
@@ -92,10 +76,8 @@ describe('controllers/namespace-defaults', () => {
     expect(hardOf(before)).toEqual({ 'limits.cpu': '4', 'limits.memory': '8Gi', pods: '20' });
 
     await clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, annotations: { 'loom.dev/quota-pods': '7' } } });
-    const after = await eventually(async () => {
-      const quota = await clients.writer.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: name, name: 'defaults' });
-      return hardOf(quota)?.pods === '7' ? quota : undefined;
-    }, 'the quota to follow the annotation');
+    const quota = () => clients.writer.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace: name, name: 'defaults' });
+    const after = await objectWhen(quota, (q) => hardOf(q)?.pods === '7', 'the quota to follow the annotation');
     expect(hardOf(after)).toEqual({ 'limits.cpu': '4', 'limits.memory': '8Gi', pods: '7' });
     expect(after.metadata.uid).toBe(before.metadata.uid);
   });
@@ -103,10 +85,7 @@ describe('controllers/namespace-defaults', () => {
   it('reports an annotation that is not a quantity as a SyncError on the namespace', async () => {
     const ns = await createNamespace({ 'loom.dev/quota-cpu': 'lots' });
     const name = ns.metadata.name!;
-    const messages = await eventually(async () => {
-      const found = await syncErrors(name);
-      return found.length > 0 ? found : undefined;
-    }, 'a SyncError event for the namespace');
+    const messages = await syncErrorMessages(clients, { kind: 'Namespace', name });
     // The event names the refused child; it does not carry the API server's reason (see the report).
     expect(messages[0]).toMatch(new RegExp(`ResourceQuota ${name}/defaults`));
     // The other children do not wait for the quota.

@@ -9,15 +9,15 @@
  * (`loom-it-…`); the namespaces and their selector label are this file's own; the host runs only
  * controllers labelled `loom-test: secret-replicator`.
  */
-import { readFile } from 'node:fs/promises';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { eventuallyGone, objectWhen, shelfManifest, startShelfHost, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'secret-replicator';
-const SHELF = new URL('../controllers/secret-replicator/', import.meta.url);
+/** The shelf folder: `controllers/secret-replicator/`. */
+const SHELF = 'secret-replicator';
 const API_VERSION = 'secrets.loom.dev/v1';
 const KIND = 'SecretReplication';
 /** The namespace label this file's replications select. */
@@ -41,13 +41,9 @@ interface ReplicationStatus {
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
 
-async function shelfManifest(file: string): Promise<KubeObject> {
-  return load(await readFile(new URL(file, SHELF), 'utf8')) as KubeObject;
-}
-
 /** The shipped example under another name, copying `sourceName` into the namespaces labelled {@link SELECT}. */
 async function applyReplication(name: string, sourceName: string): Promise<KubeObject> {
-  const example = await shelfManifest('replication.yaml');
+  const example = await shelfManifest(SHELF, 'replication.yaml');
   if (!replications.includes(name)) replications.push(name);
   const spec = { source: { namespace: source, name: sourceName }, namespaceSelector: { matchLabels: { [SELECT]: 'yes' } } };
   return clients.apply({ ...example, metadata: { name }, spec });
@@ -60,22 +56,16 @@ const labelNamespace = (name: string, selected: boolean) =>
   clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: selected ? { [SELECT]: 'yes' } : {} } });
 const replication = (name: string) => clients.writer.get({ apiVersion: API_VERSION, kind: KIND, name });
 const secret = (namespace: string, name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'Secret', namespace, name });
-const gone = (namespace: string, name: string) => async () => ((await secret(namespace, name)) ? undefined : true);
+const copyGone = (namespace: string, name: string) => eventuallyGone(() => secret(namespace, name), `the copy in ${namespace} to be deleted`);
 
 /** The replication's status once `accept` holds for it. */
-function statusWhen(name: string, accept: (status: ReplicationStatus) => boolean, what: string): Promise<ReplicationStatus> {
-  return eventually(async () => {
-    const status = (await replication(name))?.status as ReplicationStatus | undefined;
-    return status && accept(status) ? status : undefined;
-  }, what);
-}
+const replicationWhen = (name: string, accept: (status: ReplicationStatus) => boolean, what: string) =>
+  statusWhen(() => replication(name), accept, what);
 
 /** The copy in `namespace` once it holds `data` with `type`. */
 function copyWith(namespace: string, name: string, data: Record<string, string>, type = 'Opaque'): Promise<KubeObject> {
-  return eventually(async () => {
-    const copy = await secret(namespace, name);
-    return copy && copy.type === type && JSON.stringify(copy.data) === JSON.stringify(data) ? copy : undefined;
-  }, `the copy ${namespace}/${name} to hold ${type} ${JSON.stringify(data)}`);
+  const holds = (copy: KubeObject) => copy.type === type && JSON.stringify(copy.data) === JSON.stringify(data);
+  return objectWhen(() => secret(namespace, name), holds, `the copy ${namespace}/${name} to hold ${type} ${JSON.stringify(data)}`);
 }
 
 beforeAll(async () => {
@@ -86,15 +76,11 @@ beforeAll(async () => {
   ]);
   // The source's namespace matches too: it is skipped, its Secret is the source itself.
   await Promise.all([source, red, green].map((ns) => labelNamespace(ns, true)));
-  loom = await startTestLoom(LABEL);
-  const controller = await shelfManifest('controller.yaml');
-  expect(controller.metadata.labels).toBeUndefined();
-  await clients.apply({ ...controller, metadata: { ...controller.metadata, labels: { 'loom-test': LABEL } } });
+  loom = await startShelfHost(clients, SHELF, LABEL);
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  for (const name of replications) await clients.writer.delete({ apiVersion: API_VERSION, kind: KIND, name });
+  await stopAndDeleteParents(loom, clients, { apiVersion: API_VERSION, kind: KIND, names: replications });
 });
 
 describe('the secret-replicator controller', () => {
@@ -110,7 +96,7 @@ describe('the secret-replicator controller', () => {
       expect(copy.type).toBe('Opaque');
       expect(copy.data).toEqual({ token: b64('first') });
     }
-    const status = await statusWhen('loom-it-replicate', (s) => s.replicated === 2, 'both copies to be replicated');
+    const status = await replicationWhen('loom-it-replicate', (s) => s.replicated === 2, 'both copies to be replicated');
     expect(status).toEqual({ sourceFound: true, namespaces: 2, copies: 2, replicated: 2, observedGeneration: 1 });
     expect(JSON.stringify(status)).not.toContain(b64('first'));
     // Not in an unselected namespace; the source itself is related, not a child: neither claimed nor labelled.
@@ -122,35 +108,35 @@ describe('the secret-replicator controller', () => {
       const after = await copyWith(before.metadata.namespace!, 'loom-it-token', { extra: b64('more'), token: b64('second') });
       expect(after.metadata.uid).toBe(before.metadata.uid);
     }
-    expect(await statusWhen('loom-it-replicate', (s) => s.replicated === 2, 'both copies to be replicated again')).toMatchObject({ sourceFound: true });
+    expect(await replicationWhen('loom-it-replicate', (s) => s.replicated === 2, 'both copies to be replicated again')).toMatchObject({ sourceFound: true });
   });
 
   it('copies into a namespace that comes to match the selector, and deletes the copy when it stops matching', async () => {
     await applySource('loom-it-follow', { token: b64('follow') });
     await applyReplication('loom-it-follow', 'loom-it-follow');
-    await statusWhen('loom-it-follow', (s) => s.replicated === 2, 'both copies to be replicated');
+    await replicationWhen('loom-it-follow', (s) => s.replicated === 2, 'both copies to be replicated');
 
     await labelNamespace(late, true);
     const copy = await copyWith(late, 'loom-it-follow', { token: b64('follow') });
     expect(copy.metadata.labels).toMatchObject({ 'secrets.loom.dev/replication': 'loom-it-follow' });
-    expect(await statusWhen('loom-it-follow', (s) => s.replicated === 3, 'three copies')).toMatchObject({ namespaces: 3, copies: 3 });
+    expect(await replicationWhen('loom-it-follow', (s) => s.replicated === 3, 'three copies')).toMatchObject({ namespaces: 3, copies: 3 });
 
     await labelNamespace(late, false);
-    await eventually(gone(late, 'loom-it-follow'), `the copy in ${late} to be deleted`);
-    expect(await statusWhen('loom-it-follow', (s) => s.namespaces === 2, 'two namespaces again')).toMatchObject({ copies: 2, replicated: 2 });
+    await copyGone(late, 'loom-it-follow');
+    expect(await replicationWhen('loom-it-follow', (s) => s.namespaces === 2, 'two namespaces again')).toMatchObject({ copies: 2, replicated: 2 });
     expect(await secret(red, 'loom-it-follow')).toBeDefined();
   });
 
   it('keeps the copies while the source is missing, and remakes them when it comes back with another type', async () => {
     await applySource('loom-it-fragile', { token: b64('v1') });
     await applyReplication('loom-it-missing', 'loom-it-fragile');
-    await statusWhen('loom-it-missing', (s) => s.replicated === 2, 'both copies to be replicated');
+    await replicationWhen('loom-it-missing', (s) => s.replicated === 2, 'both copies to be replicated');
     const before = await Promise.all([red, green].map((ns) => secret(ns, 'loom-it-fragile')));
 
     expect(await deleteSource('loom-it-fragile')).toBe(true);
     // Status is written after the children of the same sync: once it says the source is gone, that
     // sync has already left the copies as they were.
-    const status = await statusWhen('loom-it-missing', (s) => s.sourceFound === false, 'the source to be reported missing');
+    const status = await replicationWhen('loom-it-missing', (s) => s.sourceFound === false, 'the source to be reported missing');
     expect(status).toEqual({ sourceFound: false, namespaces: 2, copies: 2, replicated: 0, observedGeneration: 1 });
     const during = await Promise.all([red, green].map((ns) => secret(ns, 'loom-it-fragile')));
     expect(during.map((s) => [s?.metadata.uid, s?.type, s?.data])).toEqual(before.map((s) => [s?.metadata.uid, 'Opaque', { token: b64('v1') }]));
@@ -161,16 +147,16 @@ describe('the secret-replicator controller', () => {
       const remade = await copyWith(old!.metadata.namespace!, 'loom-it-fragile', { token: b64('v2') }, 'example.com/token');
       expect(remade.metadata.uid).not.toBe(old!.metadata.uid);
     }
-    expect(await statusWhen('loom-it-missing', (s) => s.sourceFound === true && s.replicated === 2, 'the copies to be remade')).toMatchObject({ copies: 2 });
+    expect(await replicationWhen('loom-it-missing', (s) => s.sourceFound === true && s.replicated === 2, 'the copies to be remade')).toMatchObject({ copies: 2 });
   });
 
   it('has its copies garbage-collected when the replication is deleted', async () => {
     await applySource('loom-it-doomed', { token: b64('doomed') });
     await applyReplication('loom-it-delete', 'loom-it-doomed');
-    await statusWhen('loom-it-delete', (s) => s.replicated === 2, 'both copies to be replicated');
+    await replicationWhen('loom-it-delete', (s) => s.replicated === 2, 'both copies to be replicated');
 
     expect(await clients.writer.delete({ apiVersion: API_VERSION, kind: KIND, name: 'loom-it-delete' })).toBe(true);
-    await Promise.all([red, green].map((ns) => eventually(gone(ns, 'loom-it-doomed'), `the copy in ${ns} to be deleted`)));
+    await Promise.all([red, green].map((ns) => copyGone(ns, 'loom-it-doomed')));
     expect(await secret(source, 'loom-it-doomed')).toBeDefined();
   });
 });

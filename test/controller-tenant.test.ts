@@ -7,15 +7,15 @@
  * Tenants are cluster-scoped, so each case uses its own Tenant name (`loom-it…`); the host runs only
  * controllers labelled `loom-test: tenant`, so no other test file's host runs this controller.
  */
-import { readFile } from 'node:fs/promises';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { eventually } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { eventuallyGone, objectWhen, shelfManifest, startShelfHost, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'tenant';
-const SHELF = new URL('../controllers/tenant/', import.meta.url);
+/** The shelf folder: `controllers/tenant/`. */
+const SHELF = 'tenant';
 const RBAC = 'rbac.authorization.k8s.io';
 
 let clients: TestClients;
@@ -36,13 +36,9 @@ interface Subject {
   apiGroup?: string;
 }
 
-async function shelfManifest(file: string): Promise<KubeObject> {
-  return load(await readFile(new URL(file, SHELF), 'utf8')) as KubeObject;
-}
-
 /** The shipped example Tenant under another name, with `spec` changes on top. */
 async function applyTenant(name: string, spec: Record<string, unknown> = {}): Promise<KubeObject> {
-  const example = await shelfManifest('tenant.yaml');
+  const example = await shelfManifest(SHELF, 'tenant.yaml');
   if (!tenants.includes(name)) tenants.push(name);
   return clients.apply({ ...example, metadata: { name }, spec: { ...(example.spec as object), ...spec } });
 }
@@ -56,32 +52,15 @@ const subjectsOf = (rb: KubeObject | undefined) => rb?.subjects as Subject[] | u
 const hardOf = (rq: KubeObject | undefined) => (rq?.spec as { hard?: Record<string, string> } | undefined)?.hard;
 
 /** The Tenant's status once `accept` holds for it. */
-function statusWhen(name: string, accept: (status: TenantStatus) => boolean, what: string): Promise<TenantStatus> {
-  return eventually(async () => {
-    const status = (await tenant(name))?.status as TenantStatus | undefined;
-    return status && accept(status) ? status : undefined;
-  }, what);
-}
-
-/** Polls `probe` until its object satisfies `accept`. */
-function objectWhen(probe: () => Promise<KubeObject | undefined>, accept: (obj: KubeObject) => boolean, what: string): Promise<KubeObject> {
-  return eventually(async () => {
-    const obj = await probe();
-    return obj && accept(obj) ? obj : undefined;
-  }, what);
-}
+const tenantWhen = (name: string, accept: (status: TenantStatus) => boolean, what: string) => statusWhen(() => tenant(name), accept, what);
 
 beforeAll(async () => {
   clients = await testClients();
-  loom = await startTestLoom(LABEL);
-  const controller = await shelfManifest('controller.yaml');
-  expect(controller.metadata.labels).toBeUndefined();
-  await clients.apply({ ...controller, metadata: { ...controller.metadata, labels: { 'loom-test': LABEL } } });
+  loom = await startShelfHost(clients, SHELF, LABEL);
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  for (const name of tenants) await clients.writer.delete({ apiVersion: 'tenancy.loom.dev/v1', kind: 'Tenant', name });
+  await stopAndDeleteParents(loom, clients, { apiVersion: 'tenancy.loom.dev/v1', kind: 'Tenant', names: tenants });
 });
 
 describe('the tenant controller', () => {
@@ -108,7 +87,7 @@ describe('the tenant controller', () => {
     expect(rq.metadata.ownerReferences).toEqual(owner);
     expect(hardOf(rq)).toEqual({ 'limits.cpu': '8', 'limits.memory': '16Gi', pods: '50' });
 
-    const status = await statusWhen('loom-it.acme', (s) => s.ready === true, 'the Tenant to report ready');
+    const status = await tenantWhen('loom-it.acme', (s) => s.ready === true, 'the Tenant to report ready');
     expect(status).toEqual({ namespace, ready: true, admins: 3, observedGeneration: 1 });
   });
 
@@ -126,22 +105,22 @@ describe('the tenant controller', () => {
     const rqAfter = await objectWhen(() => quota(namespace), (rq) => hardOf(rq)?.pods === '5', 'the quota to follow spec.quota');
     expect(hardOf(rqAfter)).toEqual({ 'limits.cpu': '4', 'limits.memory': '8Gi', pods: '5' });
     expect(rqAfter.metadata.uid).toBe(rqBefore.metadata.uid);
-    expect(await statusWhen('loom-it-update', (s) => s.admins === 1, 'the admin count')).toMatchObject({ ready: true });
+    expect(await tenantWhen('loom-it-update', (s) => s.admins === 1, 'the admin count')).toMatchObject({ ready: true });
 
     await applyTenant('loom-it-update', { admins: [] });
-    await eventually(async () => ((await binding(namespace)) ? undefined : true), 'the RoleBinding to be deleted');
-    expect(await statusWhen('loom-it-update', (s) => s.admins === 0, 'the admin count')).toMatchObject({ namespace, ready: true });
+    await eventuallyGone(() => binding(namespace), 'the RoleBinding to be deleted');
+    expect(await tenantWhen('loom-it-update', (s) => s.admins === 0, 'the admin count')).toMatchObject({ namespace, ready: true });
     expect((await quota(namespace))?.metadata.uid).toBe(rqBefore.metadata.uid);
   });
 
   it('has its children garbage-collected when the Tenant is deleted', async () => {
     await applyTenant('loom-it-delete');
     const namespace = 'tenant-loom-it-delete';
-    await statusWhen('loom-it-delete', (s) => s.ready === true, 'the Tenant to report ready');
+    await tenantWhen('loom-it-delete', (s) => s.ready === true, 'the Tenant to report ready');
     const nsUid = (await namespaceOf(namespace))?.metadata.uid;
 
     expect(await clients.writer.delete({ apiVersion: 'tenancy.loom.dev/v1', kind: 'Tenant', name: 'loom-it-delete' })).toBe(true);
-    await eventually(async () => ((await binding(namespace)) ? undefined : true), 'the RoleBinding to be deleted');
+    await eventuallyGone(() => binding(namespace), 'the RoleBinding to be deleted');
     // The namespace controller empties a deleted namespace before removing it: gone or on its way.
     await eventually(async () => {
       const current = await namespaceOf(namespace);

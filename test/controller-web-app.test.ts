@@ -3,16 +3,16 @@
  * shipped but for the test label: a WebApp gets its Deployment, Service and PodDisruptionBudget, owned
  * by it, and its status turns ready once the Deployment reports its replicas ready.
  */
-import { readFile } from 'node:fs/promises';
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { systemClock } from '../src/engine/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { applyShippedController, shelfManifest } from './support/shelf.ts';
 
 const LABEL = 'web-app';
-const SHELF = new URL('../controllers/web-app/', import.meta.url);
+/** The shelf folder: `controllers/web-app/`. */
+const SHELF = 'web-app';
 const LABELS = { 'app.kubernetes.io/name': 'web-app', 'app.kubernetes.io/instance': 'shop' };
 let clients: TestClients;
 let loom: TestLoom;
@@ -23,10 +23,6 @@ interface WebAppStatus {
   replicas?: number;
   readyReplicas?: number;
   deploymentObservedGeneration?: number;
-}
-
-async function shelfManifest(file: string): Promise<KubeObject> {
-  return load(await readFile(new URL(file, SHELF), 'utf8')) as KubeObject;
 }
 
 const child = (apiVersion: string, kind: string) => (): Promise<KubeObject | undefined> =>
@@ -66,10 +62,8 @@ afterAll(async () => {
 
 describe('the web-app controller', () => {
   it('runs a WebApp as a Deployment, a Service and a PodDisruptionBudget, and rolls up readiness', async () => {
-    const controller = await shelfManifest('controller.yaml');
-    expect(controller.metadata.labels).toBeUndefined();
-    await clients.apply({ ...controller, metadata: { ...controller.metadata, labels: { 'loom-test': LABEL } } });
-    const example = await shelfManifest('webapp.yaml');
+    await applyShippedController(clients, SHELF, LABEL);
+    const example = await shelfManifest(SHELF, 'webapp.yaml');
     const parent = await clients.apply({
       ...example, metadata: { name: 'shop', namespace }, spec: { image: 'ghcr.io/acme/shop:1.0', replicas: 2, port: 9000 },
     });
