@@ -1,7 +1,9 @@
 /**
  * The import rules of ARCHITECTURE.md, checked on every source file so a broken rule fails the build:
  * `api` and `engine` import nothing internal; `core`, `hooks` and `kube` import only `api`; nothing
- * but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the Kubernetes client.
+ * but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the Kubernetes client. The hook
+ * SDK (`sdk/`, shipped to users as `loom/sdk`) imports only `api`, fastify and pino, and nothing in
+ * `src/` imports it (examples and tests do).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -10,6 +12,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 const KUBE_CLIENT = '@kubernetes/client-node';
+/** This package's own name: `loom/sdk` from inside `src/` would slip past the folder rules. */
+const SELF = 'loom';
 
 /** Internal folders each restricted folder may import (besides itself). */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -18,6 +22,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   core: ['api'],
   hooks: ['api'],
   kube: ['api'],
+  sdk: ['api'],
+};
+
+/** Packages each restricted folder may import (besides `node:` built-ins); other folders are not limited. */
+const ALLOWED_PACKAGES: Record<string, readonly string[]> = {
+  sdk: ['fastify', 'pino'],
 };
 
 interface SourceFile {
@@ -40,13 +50,28 @@ function mayImportControllers(file: SourceFile): boolean {
   return file.path === 'main.ts' || folderOf(file.path) === 'cli';
 }
 
-function violationOf(file: SourceFile, specifier: string): string | undefined {
+/** `fastify` for `fastify`, `@scope/name` for `@scope/name/sub`. */
+function packageOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+function packageViolationOf(file: SourceFile, specifier: string): string | undefined {
   const from = folderOf(file.path);
   if (isKubeClient(specifier)) return from === 'kube' ? undefined : `${file.path} imports ${KUBE_CLIENT}; only kube/ may`;
-  if (!specifier.startsWith('.')) return undefined;
+  if (packageOf(specifier) === SELF) return `${file.path} imports ${specifier}; src/ imports its own folders by relative path`;
+  const allowed = ALLOWED_PACKAGES[from];
+  if (allowed === undefined || specifier.startsWith('node:') || allowed.includes(packageOf(specifier))) return undefined;
+  return `${file.path} imports ${specifier}; ${from}/ may import only the packages ${allowed.join(', ')}`;
+}
+
+function violationOf(file: SourceFile, specifier: string): string | undefined {
+  const from = folderOf(file.path);
+  if (!specifier.startsWith('.')) return packageViolationOf(file, specifier);
   const target = relative(SRC, resolve(SRC, dirname(file.path), specifier)).replaceAll('\\', '/');
   const to = folderOf(target);
   if (to === from) return undefined;
+  if (to === 'sdk') return `${file.path} imports ${target}; nothing in src/ may import sdk/ (examples and tests may)`;
   if (to === 'controllers' && !mayImportControllers(file)) {
     return `${file.path} imports ${target}; only main.ts and cli/ may import controllers/`;
   }
@@ -90,11 +115,18 @@ describe('import rules', () => {
       { path: 'apply/run.ts', imports: [KUBE_CLIENT, '../controllers/composite.ts'] },
       { path: 'kube/client.ts', imports: [KUBE_CLIENT, '../api/types.ts'] },
       { path: 'cli/run.ts', imports: ['../controllers/index.ts'] },
+      { path: 'sdk/server.ts', imports: ['fastify', 'pino', 'node:fs', '../api/index.ts', '../hooks/index.ts', 'jsonata', '@scope/pkg/sub'] },
+      { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'prom-client', 'loom/sdk'] },
     ])).toEqual([
       'core/claim.ts imports kube/store.ts; core/ may import only api',
       'engine/queue.ts imports api/keys.ts; engine/ may import only itself',
       `apply/run.ts imports ${KUBE_CLIENT}; only kube/ may`,
       'apply/run.ts imports controllers/composite.ts; only main.ts and cli/ may import controllers/',
+      'sdk/server.ts imports hooks/index.ts; sdk/ may import only api',
+      'sdk/server.ts imports jsonata; sdk/ may import only the packages fastify, pino',
+      'sdk/server.ts imports @scope/pkg/sub; sdk/ may import only the packages fastify, pino',
+      'server/app.ts imports sdk/index.ts; nothing in src/ may import sdk/ (examples and tests may)',
+      'server/app.ts imports loom/sdk; src/ imports its own folders by relative path',
     ]);
   });
 

@@ -1,33 +1,33 @@
 /**
  * The hello example's sync hook: a HelloWorld parent gets one ConfigMap with a greeting, and its
  * status reports the greeting once the ConfigMap exists. Run alone with `node examples/hello/hook.ts`
- * (listens on 127.0.0.1:8090); `loom dev` serves it in-process.
+ * (listens on 127.0.0.1:8090, or `HOST`/`PORT`); `loom dev` serves it in-process.
  */
-import Fastify, { type FastifyInstance } from 'fastify';
+import {
+  createHookServer, desired, observedChild, type CompositeRequest, type HookServer, type HookServerOptions, type KubeObject,
+} from 'loom/sdk';
 
-interface SyncRequest {
-  parent: { metadata: { name: string }; spec?: { who?: string } };
-  children: Record<string, Record<string, unknown>>;
+/** The parent type, as far as the hook reads it. */
+interface HelloWorld extends KubeObject {
+  spec?: { who?: string };
 }
 
-/** The hook's answer for one parent. */
-export function helloSync(request: SyncRequest) {
+/** The hook's answer for one parent (v1 or v2 object keys alike). */
+export function helloSync(request: CompositeRequest<HelloWorld, 'ConfigMap.v1'>) {
   const name = `${request.parent.metadata.name}-greeting`;
   const greeting = `Hello, ${request.parent.spec?.who ?? 'world'}!`;
-  const observed = Object.keys(request.children['ConfigMap.v1'] ?? {});
   return {
-    status: { greeting, ready: observed.includes(name) },
-    children: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { greeting } }],
+    status: { greeting, ready: observedChild(request, 'ConfigMap.v1', name) !== undefined },
+    children: [desired({ apiVersion: 'v1', kind: 'ConfigMap', name, data: { greeting } })],
   };
 }
 
-/** A fastify app serving `POST /sync`. */
-export function helloHook(): FastifyInstance {
-  const app = Fastify();
-  app.post('/sync', (req) => helloSync(req.body as SyncRequest));
-  return app;
+/** A hook server answering `POST /sync`; `logger` defaults to the SDK's own (pino at info). */
+export function helloHook(options: Pick<HookServerOptions, 'logger' | 'handleSignals'> = {}): HookServer {
+  return createHookServer({ ...options, composite: { sync: helloSync } });
 }
 
 if (import.meta.main) {
-  await helloHook().listen({ host: '127.0.0.1', port: 8090 });
+  const port = Number(process.env.PORT ?? 8090);
+  await helloHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '127.0.0.1', port });
 }

@@ -44,7 +44,7 @@ export async function runDev({ logger, signal, out, config }: DevOptions): Promi
   logger.info('starting the local control plane (the first run builds it from Go modules: about 5 minutes)');
   // No exit guards: Ctrl-C aborts `signal`, loom drains, and the `finally` below stops the plane last.
   const plane = await startControlPlane({ logger, signal, guardExit: false, crds: [...(await crdManifests()), await yamlOf('crd.yaml')] });
-  const hook = helloHook();
+  const hook = helloHook({ logger: logger.child({ component: 'hello-hook' }) });
   try {
     const hookUrl = await hook.listen({ host: '127.0.0.1', port: 0 });
     await applyExample(plane.kubeconfigPath, hookUrl);
