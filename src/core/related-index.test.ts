@@ -116,25 +116,12 @@ describe('set and delete', () => {
     expect(selecting(index, db)).toEqual([]);
     expect(selecting(index, web, 'v1/secrets')).toEqual([]);
     expect(sorted(index.parentsOfNamespaceChange({}, { team: 'x' }))).toEqual([]);
-    expect(index.usesNamespaceSelectors()).toBe(false);
   });
 
   it('delete of an unknown parent is harmless', () => {
     const index = indexOf({ q: [{ ...CM }] });
     index.delete('nobody');
     expect(selecting(index, web)).toEqual(['q']);
-  });
-
-  it('usesNamespaceSelectors follows set and delete', () => {
-    const index = createRelatedIndex();
-    expect(index.usesNamespaceSelectors()).toBe(false);
-    index.set('p', [{ ...CM, namespaceSelector: {} }]);
-    index.set('q', [{ ...CM, namespaceSelector: { matchLabels: { team: 'x' } } }]);
-    expect(index.usesNamespaceSelectors()).toBe(true);
-    index.set('p', [{ ...CM }]);
-    expect(index.usesNamespaceSelectors()).toBe(true);
-    index.delete('q');
-    expect(index.usesNamespaceSelectors()).toBe(false);
   });
 });
 

@@ -21,8 +21,6 @@ export interface RelatedIndex {
    * changes what a namespace selector picks in it.
    */
   parentsOfNamespaceChange(previous: Readonly<Record<string, string>> | undefined, current: Readonly<Record<string, string>> | undefined): Set<string>;
-  /** True when some parent selects through a namespace selector (loom then watches namespaces). */
-  usesNamespaceSelectors(): boolean;
 }
 
 /** The key of a related resource as rules name it: `apiVersion/resource`. */
@@ -140,6 +138,5 @@ export function createRelatedIndex(): RelatedIndex {
       }
       return parents;
     },
-    usesNamespaceSelectors: () => byNamespaceLabel.size > 0,
   };
 }
