@@ -14,6 +14,7 @@ import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
+import { runRender } from './render.ts';
 import { formatValidation, validateFiles } from './validate.ts';
 import { logLevel, RUN_FLAG_SPEC, RUN_FLAGS, runConfig, type ReplicaIdentity } from './run-config.ts';
 
@@ -24,6 +25,8 @@ commands:
   install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
   validate FILE… check controller manifests offline (schema, hook form, JSONata syntax, field
                  references); prints \`file: path: message\`, exits 1 on any problem
+  render         run a controller's hooks for one parent offline and print what loom would do
+                 (children, status, and with --observed the plan and diffs); see 'loom render --help'
   dev            start a local control plane, install the CRDs and the hello example, run loom
                  against it, and keep everything running until Ctrl-C
 
@@ -85,6 +88,8 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
 }
 
 async function main(argv: string[]): Promise<number> {
+  // render has flags of its own, so it reads its arguments itself.
+  if (argv[0] === 'render') return runRender(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
   if (argv.includes('-h') || argv.includes('--help') || argv.length === 0) {
     process.stdout.write(USAGE);
     return argv.length === 0 ? 2 : 0;

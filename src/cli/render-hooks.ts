@@ -1,0 +1,125 @@
+/**
+ * The hook runners of one `loom render`: the same runners loom uses, minus what needs a cluster.
+ * - JSONata: compiled in-process with its timeout. A `configMapRef` expression lives in the cluster:
+ *   an error asks for the expression inline.
+ * - webhook with `url`: POSTed to that URL (the user runs the hook locally). TLS and auth settings
+ *   that read a Secret or ConfigMap cannot be honoured offline: the hook is called without them, and
+ *   a note says so. An inline CA bundle is used.
+ * - webhook with `service`: unreachable offline; an error suggests `url` or `--hook-module`.
+ * - with `--hook-module`, every webhook hook (either form) calls the module's app at its path instead.
+ */
+import { effectiveWebhookAuth, isRecord, type EndpointConfig, type Hook, type KubeObject } from '../api/index.ts';
+import type { Clock } from '../engine/index.ts';
+import { compileJsonataHook, createWebhookRunner, credentialKindsOf, type HookKind, type HookRunner, type WebhookRunner, type WebhookSecurity } from '../hooks/index.ts';
+import { RenderError } from './render-error.ts';
+import { moduleHookRunner, type InjectableApp } from './render-module-hook.ts';
+
+/** The runners of the hooks a controller defines; `close` lets go of webhook agents. */
+export interface RenderRunners {
+  sync?: HookRunner | undefined;
+  finalize?: HookRunner | undefined;
+  customize?: HookRunner | undefined;
+  close(): void;
+}
+
+/** What the runners are built from. */
+export interface RenderRunnerOptions {
+  /** The controller object as written (for `webhook.url` as written). */
+  object: KubeObject;
+  hooks: { sync?: Hook | undefined; finalize?: Hook | undefined; customize?: Hook | undefined };
+  endpointConfigs: readonly EndpointConfig[];
+  /** `cc.yaml: `: how messages about the manifest start. */
+  where: string;
+  /** The `--hook-module` app, if given. */
+  app?: InjectableApp | undefined;
+  clock: Clock;
+  /** Notes for the user (settings render had to leave out). */
+  notes: string[];
+}
+
+const HOOK_KINDS: readonly HookKind[] = ['sync', 'finalize', 'customize'];
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `spec.hooks.<hook>.webhook.url` exactly as written, if it is. */
+function writtenUrl(object: KubeObject, hook: HookKind): unknown {
+  let node: unknown = object;
+  for (const key of ['spec', 'hooks', hook, 'webhook', 'url']) node = isRecord(node) ? node[key] : undefined;
+  return node;
+}
+
+function jsonataRunner(hook: HookKind, spec: NonNullable<Hook['jsonata']>, options: RenderRunnerOptions): HookRunner {
+  const field = `${options.where}spec.hooks.${hook}.jsonata`;
+  if (spec.expression === undefined) {
+    const ref = spec.configMapRef;
+    throw new RenderError(`${field}.configMapRef: the expression is in ConfigMap ${ref.namespace}/${ref.name} (key ${ref.key}), which render cannot read offline; put it inline as jsonata.expression to render`);
+  }
+  try {
+    return compileJsonataHook({ expression: spec.expression, hook, timeoutMs: spec.timeoutMs, clock: options.clock });
+  } catch (error) {
+    // "syntax error at line 2, column 5: …", as `loom validate` reports it.
+    throw new RenderError(`${field}.expression: ${messageOf(error).replace(/^.*?JSONata /, '')}`, { cause: error });
+  }
+}
+
+/** The settings in effect for the webhook, or none (with a note) when they need the cluster. */
+function securityOf(hook: HookKind, webhook: NonNullable<Hook['webhook']>, options: RenderRunnerOptions): WebhookSecurity | undefined {
+  const { auth, endpointConfigIndex } = effectiveWebhookAuth(webhook, options.endpointConfigs);
+  const where = endpointConfigIndex === undefined ? `spec.hooks.${hook}.webhook` : `spec.endpointConfigs[${endpointConfigIndex}]`;
+  const kinds = credentialKindsOf(auth, webhook.url.startsWith('https:'));
+  if (kinds.size === 0) return { auth, where };
+  options.notes.push(`${options.where}${where}: its TLS and auth settings read a ${[...kinds].join(' and a ')} from the cluster; render calls the ${hook} hook without them`);
+  return undefined;
+}
+
+function webhookRunner(hook: HookKind, webhook: NonNullable<Hook['webhook']>, options: RenderRunnerOptions): WebhookRunner {
+  const field = `${options.where}spec.hooks.${hook}.webhook`;
+  if (writtenUrl(options.object, hook) === undefined) {
+    throw new RenderError(`${field}.service: a service webhook cannot be reached offline; set webhook.url to where you run the hook (e.g. http://127.0.0.1:8080${webhook.path ?? '/'}) or pass --hook-module`);
+  }
+  try {
+    return createWebhookRunner({ url: webhook.url, timeoutMs: webhook.timeoutMs, hook, clock: options.clock, security: securityOf(hook, webhook, options) });
+  } catch (error) {
+    throw new RenderError(`${field}.url: ${messageOf(error)}`, { cause: error });
+  }
+}
+
+/** The path (and query) a module hook is called at. */
+function modulePath(hook: HookKind, webhook: NonNullable<Hook['webhook']>, options: RenderRunnerOptions): string {
+  if (writtenUrl(options.object, hook) === undefined) return webhook.path ?? '/';
+  if (!URL.canParse(webhook.url)) throw new RenderError(`${options.where}spec.hooks.${hook}.webhook.url: "${webhook.url}" is not a valid URL`);
+  const url = new URL(webhook.url);
+  return `${url.pathname}${url.search}`;
+}
+
+/**
+ * Builds the runners. Throws a {@link RenderError} naming the field for a hook render cannot call,
+ * and for `--hook-module` when no hook is a webhook (the module would serve nothing).
+ */
+export function renderRunners(options: RenderRunnerOptions): RenderRunners {
+  const closers: (() => void)[] = [];
+  const build = (hook: HookKind): HookRunner | undefined => {
+    const spec = options.hooks[hook];
+    if (spec?.jsonata) return jsonataRunner(hook, spec.jsonata, options);
+    if (!spec?.webhook) return undefined;
+    const { app, clock } = options;
+    if (app) return moduleHookRunner({ app, hook, path: modulePath(hook, spec.webhook, options), timeoutMs: spec.webhook.timeoutMs, clock });
+    const runner = webhookRunner(hook, spec.webhook, options);
+    closers.push(() => runner.close());
+    return runner;
+  };
+  const close = (): void => {
+    for (const closer of closers) closer();
+  };
+  if (options.app && !HOOK_KINDS.some((hook) => options.hooks[hook]?.webhook)) {
+    throw new RenderError('--hook-module: the controller has no webhook hook for the module to serve');
+  }
+  try {
+    return { sync: build('sync'), finalize: build('finalize'), customize: build('customize'), close };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../api/index.ts';
+import type { UpdateMethod } from '../core/index.ts';
+import { renderPlan } from './render-plan.ts';
+
+function configMap(name: string, data: Record<string, string>, metadata: Partial<KubeObject['metadata']> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', ...metadata }, data };
+}
+
+const method = (m: UpdateMethod) => () => m;
+
+describe('renderPlan', () => {
+  it('finds a child unchanged under server-side apply when only server fields and unowned fields differ', () => {
+    const observed = configMap('a', { x: '1', other: 'kept' }, { uid: 'u', resourceVersion: '7', creationTimestamp: '2025-01-01T00:00:00Z' });
+    expect(renderPlan({ desired: [configMap('a', { x: '1' })], observed: [observed], methodFor: method('InPlace'), applyStrategy: 'server-side-apply' }))
+      .toEqual([{ child: 'ConfigMap ns/a', action: 'unchanged' }]);
+  });
+
+  it('names the configured method, rolling ones included', () => {
+    const plan = renderPlan({ desired: [configMap('a', { x: '2' })], observed: [configMap('a', { x: '1' })], methodFor: method('RollingInPlace'), applyStrategy: 'server-side-apply' });
+    expect(plan).toEqual([{ child: 'ConfigMap ns/a', action: 'update (RollingInPlace)', diff: ['data.x: "1" → "2"'] }]);
+  });
+
+  it('leaves a terminating child alone without a diff', () => {
+    const observed = configMap('a', { x: '1' }, { deletionTimestamp: '2025-01-01T00:00:00Z' });
+    expect(renderPlan({ desired: [configMap('a', { x: '2' })], observed: [observed], methodFor: method('Recreate'), applyStrategy: 'dynamic-apply' }))
+      .toEqual([{ child: 'ConfigMap ns/a', action: 'left alone (terminating)' }]);
+  });
+
+  it('puts deletions first, sorted, then the desired children in order', () => {
+    const plan = renderPlan({
+      desired: [configMap('z', {}), configMap('m', {})], observed: [configMap('c', {}), configMap('b', {})], methodFor: method('OnDelete'), applyStrategy: 'server-side-apply',
+    });
+    expect(plan.map((e) => `${e.child}: ${e.action}`)).toEqual(['ConfigMap ns/b: delete', 'ConfigMap ns/c: delete', 'ConfigMap ns/z: create', 'ConfigMap ns/m: create']);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * The plan `loom render --observed` prints: loom's own per-child decisions (`planChildren`: create,
+ * update by the type's update method, delete, unchanged), each described for a person, with a
+ * field-level diff for every child whose content would change (or would, but for `OnDelete`).
+ *
+ * Whether an existing child changes:
+ * - `--apply-strategy=dynamic-apply`: exactly loom's 3-way merge with the last-applied annotation.
+ * - server-side apply (the default): loom applies and the API server merges. Offline there is no
+ *   field ownership to go by, so the desired fields are merged onto the observed child (a dynamic
+ *   merge without a last-applied base) and the child changes when that differs from it. Fields loom
+ *   applied before and the hook no longer returns would be removed by the API server; render cannot
+ *   see those. A dynamic-apply annotation left on the child is dropped, as loom does.
+ * Rolling methods are planned like their plain counterparts (RollingInPlace as InPlace): loom would
+ * move one child at a time with status checks, which render does not simulate.
+ */
+import { jsonEqual, LAST_APPLIED_ANNOTATION, objectKey, type Json, type KubeObject } from '../api/index.ts';
+import {
+  childRefOf, dynamicApplyMerge, fingerprintOf, planChildren, threeWayMerge,
+  type AppliedRecord, type ApplyStrategy, type ChildDecision, type ChildRef, type UpdateMethod,
+} from '../core/index.ts';
+import { diffPaths } from './render-diff.ts';
+
+/** One line of the plan. */
+export interface PlanEntry {
+  /** `ConfigMap default/web`. */
+  child: string;
+  /** `create`, `delete`, `unchanged`, `update (InPlace)`, `recreate (Recreate)`, `left alone (OnDelete)`, `left alone (terminating)`. */
+  action: string;
+  /** What would change, for updates, recreates and children left alone by OnDelete. */
+  diff?: string[];
+}
+
+/** What {@link renderPlan} needs. */
+export interface RenderPlanInput {
+  /** Validated and completed, as loom applies them. */
+  desired: readonly KubeObject[];
+  /** The claimed (and adopted) children. */
+  observed: readonly KubeObject[];
+  methodFor: (apiVersion: string, kind: string) => UpdateMethod;
+  applyStrategy: ApplyStrategy;
+}
+
+function idOf(ref: ChildRef): string {
+  return JSON.stringify([ref.apiVersion, ref.kind, ref.namespace, ref.name]);
+}
+
+function describe(ref: ChildRef): string {
+  return `${ref.kind} ${objectKey(ref.namespace || undefined, ref.name)}`;
+}
+
+/** What a server-side apply of `desired` makes of `observed`, as far as render can tell (module comment). */
+function appliedResult(observed: KubeObject, desired: KubeObject): KubeObject {
+  const merged = threeWayMerge(observed as unknown as Json, {}, desired as unknown as Json) as unknown as KubeObject;
+  const annotations = merged.metadata.annotations;
+  if (annotations && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)) delete annotations[LAST_APPLIED_ANNOTATION];
+  return merged;
+}
+
+function resultOf(observed: KubeObject, desired: KubeObject, strategy: ApplyStrategy): KubeObject {
+  return strategy === 'dynamic-apply' ? dynamicApplyMerge(observed, desired).object : appliedResult(observed, desired);
+}
+
+/**
+ * A record vouching for `observed` exactly as it is, so `planChildren` finds it up to date. loom keeps
+ * such records for what it applied; render vouches for a child the apply would not change. The
+ * observed file may lack uid and resourceVersion: the record then matches their absence.
+ */
+function vouchFor(observed: KubeObject, desired: KubeObject): AppliedRecord {
+  return { uid: observed.metadata.uid, resourceVersion: observed.metadata.resourceVersion, hash: fingerprintOf(desired) } as AppliedRecord;
+}
+
+function actionOf(decision: ChildDecision, method: UpdateMethod): string {
+  switch (decision.action) {
+    case 'update':
+      return `update (${method})`;
+    case 'recreate':
+      return `recreate (${method})`;
+    case 'skip':
+      return `left alone (${decision.reason === 'terminating' ? 'terminating' : method})`;
+    default:
+      return decision.action;
+  }
+}
+
+/** One entry per decision, in loom's order (deletions first, then the desired children in order). */
+export function renderPlan(input: RenderPlanInput): PlanEntry[] {
+  const { applyStrategy } = input;
+  const desired = new Map(input.desired.map((obj) => [idOf(childRefOf(obj)), obj]));
+  const observed = new Map(input.observed.map((obj) => [idOf(childRefOf(obj)), obj]));
+  const lastApplied = (have: KubeObject): AppliedRecord | undefined => {
+    const want = desired.get(idOf(childRefOf(have)));
+    return want && jsonEqual(appliedResult(have, want), have) ? vouchFor(have, want) : undefined;
+  };
+  const decisions = planChildren({
+    desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy,
+    ...(applyStrategy === 'server-side-apply' ? { lastApplied } : {}),
+  });
+  return decisions.map((decision) => {
+    const { child } = decision;
+    const entry: PlanEntry = { child: describe(child), action: actionOf(decision, input.methodFor(child.apiVersion, child.kind)) };
+    const have = observed.get(idOf(child));
+    const want = desired.get(idOf(child));
+    const changes = decision.action === 'update' || decision.action === 'recreate' || (decision.action === 'skip' && decision.reason === 'on-delete');
+    if (changes && have && want) entry.diff = diffPaths(have, resultOf(have, want, applyStrategy));
+    return entry;
+  });
+}
