@@ -10,7 +10,7 @@ import {
   compositeRequest, decodeCompositeResponse, groupOf, matchesSelector,
   type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
 } from '../api/index.ts';
-import { desiredStatus, finalizerName, normaliseDesiredChildren, ParentSelectorError, parentSelector, sanitizeForApply } from '../core/index.ts';
+import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, parentSelector, sanitizeForApply } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
   knownTypes, lifecycleOf, outcomeOf, ownedTypes, planFor, relatedFor, type Lifecycle, type ManagedType, type OwnedType, type RenderContext, type RenderReport,
@@ -56,7 +56,7 @@ function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; respon
 /** A built-in type's status belongs to Kubernetes' own controllers: a hook saying nothing leaves it alone. */
 function statusOf(ctx: RenderContext, parent: KubeObject, response: CompositeHookResponse): unknown {
   const group = groupOf(parent.apiVersion);
-  if (response.status === null && (group === '' || !group.includes('.') || group.endsWith('.k8s.io'))) {
+  if (response.status === null && isBuiltInGroup(group)) {
     ctx.notes.push(`the hook returned no status: loom leaves the status of a built-in ${parent.kind} alone`);
     return undefined;
   }

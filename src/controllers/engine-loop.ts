@@ -70,7 +70,7 @@ export function runEngineLoop(options: EngineLoopOptions): RunningController {
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
     queue, workers: host.settings.workers, signal: stopping.signal, reconcileSignal: stopping.signal, clock: host.clock,
     reconciler: { reconcile },
-    onOutcome: (outcome) => report(options, outcome),
+    onOutcome: (outcome) => report(options, outcome, stopping.signal),
   });
   const resync = Promise.all([
     resyncLoop(options, options.resyncPeriodMs, stopping.signal),
@@ -112,10 +112,18 @@ function quietRetries(err: unknown): never {
   throw err;
 }
 
-/** Metrics for every reconcile; a log line and a `SyncError` event on the object for each failure. */
-function report(options: EngineLoopOptions, outcome: ReconcileOutcome): void {
+/**
+ * Metrics for every reconcile; a log line and a `SyncError` event on the object for each failure —
+ * except a sync cut short because the engine is stopping (a restart, a shutdown), which is not the
+ * object's fault.
+ */
+function report(options: EngineLoopOptions, outcome: ReconcileOutcome, stopping: AbortSignal): void {
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
+  if (stopping.aborted) {
+    options.logger.debug({ key: outcome.key, err: outcome.error }, 'sync cut short by the controller stopping');
+    return;
+  }
   const message = errorChain(outcome.error).join(': ');
   options.logger.warn({ key: outcome.key, err: outcome.error }, `sync failed: ${message}`);
   const obj = options.objectOf(outcome.key);

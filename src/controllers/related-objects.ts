@@ -1,6 +1,7 @@
 /**
  * The related objects of one controller's parents (Metacontroller §3.4–3.5): the customize hook is
- * asked which objects a parent needs, its answer is kept per parent UID and generation, the related
+ * asked which objects a parent needs, its answer is kept per parent UID and generation (content, for
+ * types without a generation), the related
  * types are watched from the first parent that asks for them, and a related object's change wakes
  * exactly the parents that select it (through {@link RelatedIndex}, not a scan of every parent).
  * Shared by both controller kinds: it needs a parent, a customize hook and a way to enqueue a parent.
@@ -9,11 +10,12 @@ import type { Logger } from 'pino';
 import {
   customizeRequest, decodeCustomizeResponse, objectKey, responseModeOf, type Hook, type KubeObject, type TypedObjects,
 } from '../api/index.ts';
-import { createRelatedIndex, relatedResourceKey, relatedSelection, selects, type RelatedSelection } from '../core/index.ts';
+import { createRelatedIndex, fingerprintOf, relatedResourceKey, relatedSelection, selects, type RelatedSelection } from '../core/index.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { HookRunner } from '../hooks/index.ts';
-import type { InformerHandler, InformerLease, ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
+import type { InformerHandler, ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
 import { resolveResource, ResourceNotFoundError, type Host } from './host.ts';
+import { createRelatedWatches, RELATED_CACHE_TIMEOUT_MS } from './related-watches.ts';
 
 /** What a controller asks of its related objects. */
 export interface RelatedObjects {
@@ -55,7 +57,7 @@ interface TypedSelection {
 }
 
 interface CachedAnswer {
-  generation: number | undefined;
+  version: string;
   expiresAt: number;
   selections: TypedSelection[];
 }
@@ -69,7 +71,9 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
   const keyOf = options.parentKey ?? storeKeyOf;
   const index = createRelatedIndex();
   const answers = new Map<string, CachedAnswer>();
-  const watches = createWatches(host);
+  const watches = createRelatedWatches(host);
+  /** The customize call in flight per parent UID; `forget` drops it, so a late answer is not kept. */
+  const inFlight = new Map<string, symbol>();
   const enqueueAll = (parents: Iterable<string>): void => {
     for (const parent of parents) options.enqueue(parent);
   };
@@ -103,21 +107,32 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
 
   const selectionsOf = async (parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> => {
     const uid = parent.metadata.uid ?? '';
+    const version = versionOf(parent);
     const cached = answers.get(uid);
-    if (cached && cached.generation === parent.metadata.generation && cached.expiresAt > host.clock.now()) return cached.selections;
+    if (cached && cached.version === version && cached.expiresAt > host.clock.now()) return cached.selections;
+    const call = Symbol(uid);
+    inFlight.set(uid, call);
     const selections = await customize(parent, signal);
-    answers.set(uid, { generation: parent.metadata.generation, expiresAt: host.clock.now() + CUSTOMIZE_TTL_MS, selections });
+    if (inFlight.get(uid) !== call) return selections; // forgotten (deleted) or overtaken meanwhile
+    inFlight.delete(uid);
+    answers.set(uid, { version, expiresAt: host.clock.now() + CUSTOMIZE_TTL_MS, selections });
     index.set(keyOf(parent), selections.map((s) => s.selection));
     return selections;
   };
 
-  /** Starts every watch the selections need; throws while one of them is still listing. */
+  /**
+   * Starts every watch the selections need. While one of them is still listing, the parent is tried
+   * again shortly (no failure, no event); one that does not fill in time fails the sync, naming it.
+   */
   const watchAll = async (selections: TypedSelection[]): Promise<void> => {
+    const names = selections.map(({ type }) => relatedResourceKey(type));
     for (const { type } of selections) watches.start(relatedResourceKey(type), type, routeRelated(relatedResourceKey(type)));
     if (selections.some(({ selection }) => selection.namespaceSelector)) {
       watches.start(NAMESPACE_SELECTORS, await resolveRelated(host, NAMESPACES.apiVersion, NAMESPACES.resource), routeNamespaces);
+      names.push(NAMESPACE_SELECTORS);
     }
-    const filling = watches.filling();
+    const { filling, stuck } = watches.progress(names);
+    if (stuck.length > 0) throw new Error(`the caches of related ${stuck.join(', ')} did not fill within ${RELATED_CACHE_TIMEOUT_MS / 1000} s (can loom list them?)`);
     if (filling.length > 0) throw new RetryAfterError(`waiting for the caches of ${filling.join(', ')} to fill`, { retryAfterMs: CACHE_WAIT_MS });
   };
 
@@ -132,7 +147,9 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
       return { objects: [...objects], declaredTypes: selections.map(({ type }) => ({ apiVersion: type.apiVersion, kind: type.kind })) };
     },
     forget(parent) {
-      answers.delete(parent.metadata.uid ?? '');
+      const uid = parent.metadata.uid ?? '';
+      answers.delete(uid);
+      inFlight.delete(uid);
       index.delete(keyOf(parent));
     },
     stop: () => watches.stop(),
@@ -142,38 +159,14 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
 /** The watch that tells namespace selectors a namespace's labels (apart from any rule on namespaces). */
 const NAMESPACE_SELECTORS = 'namespace-selectors';
 
-/** The related caches one controller holds, each with its routing handler, by a name of its use. */
-interface Watches {
-  /** Starts the watch `name` unless it runs. */
-  start(name: string, type: ResourceType, handler: InformerHandler): void;
-  /** The cache of watch `name` once filled. */
-  store(name: string): ReadonlyObjectStore | undefined;
-  /** Resource types whose first list has not completed. */
-  filling(): string[];
-  stop(): void;
-}
-
-function createWatches(host: Host): Watches {
-  const held = new Map<string, { lease: InformerLease; unsubscribe: () => void }>();
-  return {
-    start(name, type, handler) {
-      if (held.has(name)) return;
-      const lease = host.informers.acquire(type);
-      held.set(name, { lease, unsubscribe: lease.informer.subscribe(handler) });
-    },
-    store(name) {
-      const informer = held.get(name)?.lease.informer;
-      return informer?.hasSynced() ? informer.store : undefined;
-    },
-    filling: () => [...held.values()].filter(({ lease }) => !lease.informer.hasSynced()).map(({ lease }) => relatedResourceKey(lease.informer.type)),
-    stop() {
-      for (const { lease, unsubscribe } of held.values()) {
-        unsubscribe();
-        lease.release();
-      }
-      held.clear();
-    },
-  };
+/**
+ * What a cached customize answer is valid for: the parent's generation, or — for a type without one
+ * (a ConfigMap, say) — its content apart from status and bookkeeping.
+ */
+function versionOf(parent: KubeObject): string {
+  if (parent.metadata.generation !== undefined) return `generation ${parent.metadata.generation}`;
+  const { resourceVersion: _rv, managedFields: _mf, ...metadata } = parent.metadata;
+  return fingerprintOf({ ...parent, metadata, status: undefined });
 }
 
 /** The objects a selection can pick, through the store's indexes where the selection allows. */

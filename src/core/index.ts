@@ -9,7 +9,7 @@ export {
 } from './claim.ts';
 export { normaliseDesiredChildren, type DeclaredChildType, type DesiredChildrenOptions, type DesiredChildrenResult } from './desired-children.ts';
 export { GC_FINALIZERS, finalizerName, decideLifecycle, afterFinalize, type FinalizerAction, type LifecycleDecision, type LifecycleInput } from './finalizer.ts';
-export { desiredStatus, statusChanged, type JsonObject } from './parent-status.ts';
+export { desiredStatus, isBuiltInGroup, statusChanged, type JsonObject } from './parent-status.ts';
 export { LAST_APPLIED_ANNOTATION, threeWayMerge, jsonEqual, lastAppliedOf, withLastApplied, dynamicApplyMerge, type DynamicApplyResult } from './three-way-merge.ts';
 export { fingerprintOf, isUpToDate, appliedRecordOf, type AppliedRecord } from './applied-fingerprint.ts';
 export {

@@ -30,3 +30,12 @@ export function desiredStatus(input: {
 export function statusChanged(current: unknown, desired: Readonly<JsonObject>): boolean {
   return !jsonEqual(current ?? {}, desired);
 }
+
+/**
+ * Kubernetes' own API groups: the core group, the unqualified ones (`apps`, `batch`, `policy`) and
+ * `*.k8s.io`. CRD groups must contain a dot and may not end in `.k8s.io` without approval. Their
+ * objects' status belongs to Kubernetes' own controllers, so a hook saying nothing leaves it alone.
+ */
+export function isBuiltInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+}

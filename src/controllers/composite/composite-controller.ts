@@ -3,11 +3,11 @@
  * types, routes their events to parent keys, and runs `--workers` workers over one queue. Stopping
  * drains the workers and lets go of the informers.
  */
-import { GROUP_VERSION, KINDS, objectKey, type CompositeController } from '../../api/index.ts';
-import { childRefOf, finalizerName, usesRollingUpdates } from '../../core/index.ts';
+import { GROUP_VERSION, groupOf, KINDS, objectKey, type CompositeController } from '../../api/index.ts';
+import { childRefOf, finalizerName, isBuiltInGroup, usesRollingUpdates } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
-import type { InformerLease } from '../../kube/index.ts';
+import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
@@ -33,8 +33,7 @@ export async function startCompositeController(
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
   const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource);
   const childTypes = spec.childResources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
-  // Rolling updates keep their progress in ControllerRevisions, claimed and routed like children.
-  const revisionType = usesRollingUpdates(spec.childResources) ? resolveResource(host, GROUP_VERSION, KINDS.controllerRevision.resource) : undefined;
+  const revisionType = usesRollingUpdates(spec.childResources) ? rollingRevisions(host, parentType) : undefined;
   const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
   const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });
@@ -58,6 +57,18 @@ export async function startCompositeController(
     throw err;
   });
   return run(ctx, leases, queue, runners);
+}
+
+/**
+ * Rolling updates keep their progress in ControllerRevisions, claimed and routed like children. Those
+ * live in the parent's namespace, and the rollout's `Updated` condition goes into the parent's status,
+ * so the parent must be a namespaced type whose status is the controller's (not a built-in's).
+ */
+function rollingRevisions(host: Host, parentType: ResourceType): ResourceType {
+  const parent = `${parentType.resource}.${parentType.apiVersion}`;
+  if (!parentType.namespaced) throw new Error(`rolling updates need a namespaced parent (ControllerRevisions live in its namespace); ${parent} is cluster-scoped`);
+  if (isBuiltInGroup(groupOf(parentType.apiVersion))) throw new Error(`rolling updates need a parent whose status the controller owns; ${parent} is a built-in type`);
+  return resolveResource(host, GROUP_VERSION, KINDS.controllerRevision.resource);
 }
 
 function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue, runners: ControllerHookRunners): RunningController {

@@ -2,7 +2,7 @@
  * Asking a CompositeController's hook about a parent, and checking its answer: the desired children
  * are validated and completed before anything is written, so a garbled answer fails the sync whole.
  */
-import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject, type LabelSelector } from '../../api/index.ts';
+import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject, type LabelSelector, type TypedObjects } from '../../api/index.ts';
 import { normaliseDesiredChildren, sanitizeForApply } from '../../core/index.ts';
 import { callHook } from '../call-hook.ts';
 import type { CompositeContext } from './context.ts';
@@ -16,6 +16,8 @@ export interface ParentCall {
   claimed: KubeObject[];
   finalizing: boolean;
   selector: LabelSelector;
+  /** The related objects of `parent` (customize asked about the parent as it is, never a revision). */
+  related?: TypedObjects | undefined;
 }
 
 /** The hook's answer, its children validated and completed for writing. */
@@ -24,11 +26,11 @@ export async function validatedAnswer(ctx: CompositeContext, call: ParentCall, s
   const shown = call.shown ?? call.parent;
   const response = await callHook({
     which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeCompositeResponse,
-    request: async (version) => compositeRequest({
+    request: (version) => Promise.resolve(compositeRequest({
       controller: ctx.controller.object, parent: shown, version, finalizing: call.finalizing,
       children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
-      related: await ctx.related?.of(shown, signal),
-    }),
+      related: call.related,
+    })),
   }, signal);
   return { ...response, children: desiredChildren(ctx, call, response.children) };
 }

@@ -3,7 +3,7 @@
  * using the cached object — no uncached GET per sync).
  */
 import type { KubeObject } from '../../api/index.ts';
-import { desiredStatus, statusChanged } from '../../core/index.ts';
+import { desiredStatus, isBuiltInGroup, statusChanged } from '../../core/index.ts';
 import { groupOf, type Json } from '../../api/index.ts';
 import { isConflict, isNotFound } from '../../kube/index.ts';
 import type { CompositeContext } from './context.ts';
@@ -30,14 +30,6 @@ export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hoo
     if (isNotFound(err) || isConflict(err)) return;
     throw new Error('could not write the parent status', { cause: err });
   }
-}
-
-/**
- * Kubernetes' own API groups: the core group, the unqualified ones (`apps`, `batch`, `policy`) and
- * `*.k8s.io`. CRD groups must contain a dot and may not end in `.k8s.io` without approval.
- */
-function isBuiltInGroup(group: string): boolean {
-  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
 }
 
 function warnNoStatusOnce(ctx: CompositeContext, parent: KubeObject): void {

@@ -4,7 +4,9 @@
  * time moves to the latest revision as status checks allow, and the revisions are written before any
  * child is touched — so a rollout's progress survives a restart.
  */
-import { groupOf, type CompositeHookResponse, type ControllerRevision, type KubeObject } from '../../api/index.ts';
+import { groupOf, matchesSelector, type CompositeHookResponse, type ControllerRevision, type KubeObject } from '../../api/index.ts';
+import { RetryAfterError } from '../../engine/index.ts';
+import { isAlreadyExists } from '../../kube/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { childRefOf, planRollout, revisionSelector, revisionSet, type RevisionWrite } from '../../core/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
@@ -15,12 +17,22 @@ import { validatedAnswer, type ParentCall } from './parent-hook.ts';
 export async function rollingAnswer(ctx: CompositeContext, call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse> {
   const { spec } = ctx.controller;
   const parentResource = { group: groupOf(ctx.parentType.apiVersion), resource: ctx.parentType.resource };
-  const revisions = await claimForParent(ctx, call.parent, revisionSelector(call.selector, parentResource), [ctx.revisions!]);
+  const selector = revisionSelector(call.selector, parentResource);
+  const revisions = await claimForParent(ctx, call.parent, selector, [ctx.revisions!]);
   const set = revisionSet({
     parent: call.parent, revisions: revisions as ControllerRevision[], parentResource,
     fieldPaths: spec.parentResource.revisionHistory.fieldPaths, generateSelector: spec.generateSelector,
   });
-  const ask = (shown: KubeObject) => validatedAnswer(ctx, { ...call, shown }, signal);
+  if (set.latest.isNew && !matchesSelector(selector, set.latest.revision.metadata.labels)) {
+    throw new Error(`the ControllerRevision for this parent would not match the parent's selector (its labels come from spec.template.metadata.labels): `
+      + 'give the template the selector\'s labels, or use generateSelector');
+  }
+  // One failed call fails the sync: the others are aborted rather than left running into the next one.
+  const siblings = new AbortController();
+  const ask = (shown: KubeObject) => validatedAnswer(ctx, { ...call, shown }, AbortSignal.any([signal, siblings.signal])).catch((err: unknown) => {
+    siblings.abort(err);
+    throw err;
+  });
   const [latest, ...historic] = await Promise.all([set.latest, ...set.historic].map((revision) => ask(revision.parent)));
   const plan = planRollout({
     revisions: set, responses: { latest: latest!, historic }, observed: call.claimed,
@@ -33,6 +45,19 @@ export async function rollingAnswer(ctx: CompositeContext, call: ParentCall, sig
   return plan.response;
 }
 
+/**
+ * Creates the latest revision. AlreadyExists means the cache has not seen a revision written moments
+ * ago: the sync is tried again once it has, without a SyncError.
+ */
+async function createRevision(ctx: CompositeContext, revision: ControllerRevision): Promise<void> {
+  try {
+    await ctx.host.writer.create(revision);
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    throw new RetryAfterError(`ControllerRevision ${revision.metadata.name ?? ''} exists but is not cached yet`, { retryAfterMs: 1000, cause: err });
+  }
+}
+
 /** Revisions live in the parent's namespace. */
 async function writeRevision(ctx: CompositeContext, write: RevisionWrite, namespace: string | undefined): Promise<void> {
   const { writer } = ctx.host;
@@ -40,7 +65,7 @@ async function writeRevision(ctx: CompositeContext, write: RevisionWrite, namesp
     const { apiVersion, kind } = ctx.revisions!.type;
     await writer.delete({ apiVersion, kind, namespace, name: write.name }, { uid: write.uid });
   } else if (write.action === 'create') {
-    await writer.create(write.revision);
+    await createRevision(ctx, write.revision);
   } else {
     await writer.replace(write.revision);
   }

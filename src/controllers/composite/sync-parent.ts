@@ -5,8 +5,8 @@
  * created, changed or deleted before the hook's answer has been validated, so a failing or garbled
  * hook never deletes a child.
  */
-import { matchesSelector, type CompositeHookResponse } from '../../api/index.ts';
-import { afterFinalize, decideLifecycle, parentSelector } from '../../core/index.ts';
+import { matchesSelector, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
+import { afterFinalize, decideLifecycle, parentSelector, type LifecycleDecision } from '../../core/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { errorChain, type ReconcileResult } from '../../engine/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
@@ -21,19 +21,17 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   const cached = ctx.parents.get(key);
   if (!cached) return {};
   const { spec } = ctx.controller;
-  const labelSelector = spec.parentResource.labelSelector;
-  const lifecycle = decideLifecycle({
-    parent: cached, finalizer: ctx.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined,
-    matchesParentSelector: labelSelector === undefined || matchesSelector(labelSelector, cached.metadata.labels),
-  });
+  const lifecycle = lifecycleOf(ctx, cached);
   if (lifecycle.hook === 'none') return {};
+  // Related objects first: a customize hook that fails or answers garbage must leave nothing written.
+  const related = await ctx.related?.of(cached, signal);
   // The selector is checked before the finalizer is added: a parent whose selector can never work must
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   let parent = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
   const claimed = await claimForParent(ctx, parent, selector, ctx.children);
   const finalizing = lifecycle.hook === 'finalize';
-  const response = await answer(ctx, { parent, claimed, finalizing, selector }, signal);
+  const response = await answer(ctx, { parent, claimed, finalizing, selector, related }, signal);
   const desired = response.children;
   let manage = lifecycle.manageChildren;
   if (finalizing) {
@@ -45,6 +43,16 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   await writeStatus(ctx, parent, response.status);
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
+}
+
+/** What this sync does with the parent's finalizer, hook and children. */
+function lifecycleOf(ctx: CompositeContext, parent: KubeObject): LifecycleDecision {
+  const { spec } = ctx.controller;
+  const labelSelector = spec.parentResource.labelSelector;
+  return decideLifecycle({
+    parent, finalizer: ctx.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined,
+    matchesParentSelector: labelSelector === undefined || matchesSelector(labelSelector, parent.metadata.labels),
+  });
 }
 
 /**

@@ -6,7 +6,7 @@ import { decoratorFinalizer, groupOf, type DecoratorController } from '../../api
 import { childRefOf } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
-import type { InformerLease } from '../../kube/index.ts';
+import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
@@ -31,6 +31,7 @@ export async function startDecoratorController(
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
   const targetTypes = spec.resources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  refuseRepeatedTypes(targetTypes.map((t) => t.type));
   const attachmentTypes = spec.attachments.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
   const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
   const customizeRunner = runners.customize;
@@ -54,6 +55,19 @@ export async function startDecoratorController(
     throw err;
   });
   return run(ctx, { targets: targetLeases, attachments: attachmentLeases }, queue, runners);
+}
+
+/**
+ * One rule per target type: queue keys name the type, so a second rule for the same type could never
+ * decide an object on its own. Metacontroller keys selectors by group and kind the same way.
+ */
+function refuseRepeatedTypes(types: readonly ResourceType[]): void {
+  const seen = new Map<string, number>();
+  types.forEach((type, i) => {
+    const first = seen.get(typeKeyOf(type));
+    if (first !== undefined) throw new Error(`spec.resources[${first}] and spec.resources[${i}] name the same type ${typeKeyOf(type)}: merge them into one rule`);
+    seen.set(typeKeyOf(type), i);
+  });
 }
 
 function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachments: InformerLease[] }, queue: WorkQueue, runners: ControllerHookRunners): RunningController {

@@ -4,7 +4,7 @@
  * status, then the attachment writes. Reads come from the caches. Nothing is written before the
  * hook's answer has been validated, so a failing or garbled hook changes nothing.
  */
-import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject } from '../../api/index.ts';
+import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject, type TypedObjects } from '../../api/index.ts';
 import {
   afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, sanitizeForApply, type TargetWrites,
 } from '../../core/index.ts';
@@ -13,24 +13,24 @@ import { callHook } from '../call-hook.ts';
 import { isNotFound, typeKeyOf } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
-import type { DecoratorContext } from './context.ts';
+import type { DecoratorContext, TargetType } from './context.ts';
 import { splitTargetKey } from './target-key.ts';
 
 /** Syncs the target queued under `key`; a target that is gone needs nothing. */
 export async function syncTarget(ctx: DecoratorContext, key: string, signal: AbortSignal): Promise<ReconcileResult> {
-  const { typeKey, storeKey } = splitTargetKey(key);
-  const target = ctx.targets.find((t) => typeKeyOf(t.type) === typeKey);
-  const cached = target?.store.get(storeKey);
+  const { target, cached } = lookUp(ctx, key);
   if (!target || !cached) return {};
   const lifecycle = decideLifecycle({
     parent: cached, finalizer: ctx.finalizer, hasFinalizeHook: ctx.controller.spec.hooks.finalize !== undefined,
     matchesParentSelector: decorates(target.rule, cached),
   });
   if (lifecycle.hook === 'none') return {};
+  // Related objects first: a customize hook that fails or answers garbage must leave nothing written.
+  const related = await ctx.related?.of(cached, signal);
   const obj = lifecycle.finalizer === 'keep' ? cached : await setFinalizer(ctx, cached, lifecycle.finalizer === 'add');
   const observed = observedAttachments(ctx, obj);
   const finalizing = lifecycle.hook === 'finalize';
-  const response = await callTargetHook(ctx, { target: obj, observed, finalizing }, signal);
+  const response = await callTargetHook(ctx, { target: obj, observed, finalizing, related }, signal);
   const desired = desiredAttachments(ctx, obj, response.attachments);
   const after = finalizing ? afterFinalize({ parent: obj, finalized: response.finalized, manageChildren: lifecycle.manageChildren }) : { removeFinalizer: false, manageChildren: lifecycle.manageChildren };
   await writeTarget(ctx, planTargetWrites(obj, response, {
@@ -39,6 +39,13 @@ export async function syncTarget(ctx: DecoratorContext, key: string, signal: Abo
   const failures = after.manageChildren ? await manageChildren({ ...ctx, types: ctx.attachments }, desired, observed) : [];
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} attachment write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
+}
+
+/** The target type and the cached target a queue key names. */
+function lookUp(ctx: DecoratorContext, key: string): { target?: TargetType | undefined; cached?: KubeObject | undefined } {
+  const { typeKey, storeKey } = splitTargetKey(key);
+  const target = ctx.targets.find((t) => typeKeyOf(t.type) === typeKey);
+  return { target, cached: target?.store.get(storeKey) };
 }
 
 /** The attachments of `target`: objects it controls that carry this decorator's annotation. */
@@ -51,17 +58,18 @@ interface HookCall {
   target: KubeObject;
   observed: KubeObject[];
   finalizing: boolean;
+  related: TypedObjects | undefined;
 }
 
 function callTargetHook(ctx: DecoratorContext, call: HookCall, signal: AbortSignal): Promise<DecoratorHookResponse> {
   const which = call.finalizing ? 'finalize' : 'sync';
   return callHook({
     which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeDecoratorResponse,
-    request: async (version) => decoratorRequest({
+    request: (version) => Promise.resolve(decoratorRequest({
       controller: ctx.controller.object, object: call.target, version, finalizing: call.finalizing,
       attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
-      related: await ctx.related?.of(call.target, signal),
-    }),
+      related: call.related,
+    })),
   }, signal);
 }
 
