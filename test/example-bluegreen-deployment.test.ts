@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { systemClock } from '../src/engine/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { objectWhen, statusWhen } from './support/shelf.ts';
 
 const LABEL = 'example-bluegreen';
@@ -22,8 +22,7 @@ const EXAMPLE = 'bluegreen-deployment';
 const REPLICAS = 2;
 
 let clients: TestClients;
-let loom: TestLoom | undefined;
-let hook: ExampleHook | undefined;
+let running: RunningExample | undefined;
 let namespace: string;
 
 interface BlueGreenStatus {
@@ -82,15 +81,11 @@ async function makeReady(color: string): Promise<void> {
 beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests(EXAMPLE, 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, EXAMPLE, { label: LABEL });
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  await hook?.stop();
+  await running?.stop();
 });
 
 describe('the bluegreen-deployment example', () => {

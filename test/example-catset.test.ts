@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { isConflict } from '../src/kube/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 
 const LABEL = 'example-catset';
 const NAME = 'nginx-backend';
@@ -22,8 +22,7 @@ const API_VERSION = 'examples.loom.dev/v1';
 const ROLLED = 'examples.loom.dev/rolled';
 
 let clients: TestClients;
-let hook: ExampleHook | undefined;
-let loom: TestLoom | undefined;
+let running: RunningExample | undefined;
 let namespace: string;
 let shipped: KubeObject;
 
@@ -87,15 +86,11 @@ beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   shipped = (await exampleManifests('catset', 'catset.yaml')).find((doc) => doc.kind === 'CatSet')!;
-  hook = await startExampleHook('catset');
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests('catset', 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, 'catset', { label: LABEL });
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  await hook?.stop();
+  await running?.stop();
 });
 
 describe('the catset example', () => {

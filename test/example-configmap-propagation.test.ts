@@ -12,8 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { eventuallyGone, objectWhen, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'example-configmap-propagation';
@@ -22,8 +22,7 @@ const API_VERSION = 'examples.loom.dev/v1';
 const KIND = 'ConfigMapPropagation';
 
 let clients: TestClients;
-let hook: ExampleHook | undefined;
-let loom: TestLoom | undefined;
+let running: RunningExample | undefined;
 let source: string;
 let one: string;
 let two: string;
@@ -57,15 +56,12 @@ beforeAll(async () => {
   clients = await testClients();
   const kc = testKubeConfig();
   [source, one, two] = await Promise.all([createTestNamespace(kc, 'cmp-source'), createTestNamespace(kc, 'cmp-one'), createTestNamespace(kc, 'cmp-two')]);
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests(EXAMPLE, 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, EXAMPLE, { label: LABEL });
 });
 
 afterAll(async () => {
-  await stopAndDeleteParents(loom, clients, { apiVersion: API_VERSION, kind: KIND, names: propagations });
-  await hook?.stop();
+  await stopAndDeleteParents(running?.loom, clients, { apiVersion: API_VERSION, kind: KIND, names: propagations });
+  await running?.stop();
 });
 
 describe('the configmap-propagation example', () => {

@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { eventually } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { eventuallyGone, objectWhen } from './support/shelf.ts';
 
 const LABEL = 'example-crd-roles';
@@ -22,8 +22,7 @@ const ROLE_NAME = `${CRD_NAME}-reader`;
 const CRD_REF = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: CRD_NAME };
 
 let clients: TestClients;
-let loom: TestLoom | undefined;
-let hook: ExampleHook | undefined;
+let running: RunningExample | undefined;
 
 const crd = () => clients.writer.get(CRD_REF);
 const role = () => clients.writer.get({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name: ROLE_NAME });
@@ -41,16 +40,12 @@ const gadgets: KubeObject = {
 
 beforeAll(async () => {
   clients = await testClients();
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests(EXAMPLE, 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, EXAMPLE, { label: LABEL });
 });
 
 /** Stops the host, then deletes the CRD, first taking off the finalizer a failed test may have left. */
 afterAll(async () => {
-  await loom?.stop();
-  await hook?.stop();
+  await running?.stop();
   const left = await crd();
   const index = left?.metadata.finalizers?.indexOf(FINALIZER) ?? -1;
   if (index >= 0) await clients.writer.patchJson(CRD_REF, [{ op: 'remove', path: `/metadata/finalizers/${index}` }]);

@@ -12,8 +12,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { eventuallyGone, objectWhen, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'example-global-configmap';
@@ -24,8 +24,7 @@ const PARENT = 'loom-it-global';
 const SOURCE = 'loom-it-global-settings';
 
 let clients: TestClients;
-let hook: ExampleHook | undefined;
-let loom: TestLoom | undefined;
+let running: RunningExample | undefined;
 let source: string;
 let first: string;
 let second: string;
@@ -50,15 +49,12 @@ beforeAll(async () => {
   clients = await testClients();
   const kc = testKubeConfig();
   [source, first, second] = await Promise.all([createTestNamespace(kc, 'gcm-source'), createTestNamespace(kc, 'gcm-first'), createTestNamespace(kc, 'gcm-second')]);
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests(EXAMPLE, 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, EXAMPLE, { label: LABEL });
 });
 
 afterAll(async () => {
-  await stopAndDeleteParents(loom, clients, { apiVersion: API_VERSION, kind: KIND, names: [PARENT] });
-  await hook?.stop();
+  await stopAndDeleteParents(running?.loom, clients, { apiVersion: API_VERSION, kind: KIND, names: [PARENT] });
+  await running?.stop();
 });
 
 // The cases are stages of one GlobalConfigMap's life and run in order.

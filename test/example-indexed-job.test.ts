@@ -11,15 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { isConflict } from '../src/kube/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 
 const LABEL = 'example-indexed-job';
 const NAME = 'print-index';
 
 let clients: TestClients;
-let hook: ExampleHook | undefined;
-let loom: TestLoom | undefined;
+let running: RunningExample | undefined;
 let namespace: string;
 
 interface JobStatus {
@@ -62,15 +61,11 @@ async function markSucceeded(index: number): Promise<void> {
 beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
-  hook = await startExampleHook('indexed-job');
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests('indexed-job', 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, 'indexed-job', { label: LABEL });
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  await hook?.stop();
+  await running?.stop();
 });
 
 describe('the indexed-job example', () => {

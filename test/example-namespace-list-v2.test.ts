@@ -1,9 +1,9 @@
 /**
  * The namespace-list-v2 example (examples/namespace-list-v2/) on the real control plane: its hook runs
  * as its own process (`node examples/namespace-list-v2/hook.ts`) and the shipped controller is pointed
- * at it. A namespaced NamespaceList reads cluster-scoped Namespaces as related objects (hook version
- * v2) and reports the names its selector matches, following namespaces that gain or lose the label;
- * without a selector it lists every namespace. The same controller with v1 hooks is given no
+ * at it. A namespaced NamespaceInventory reads cluster-scoped Namespaces as related objects (hook
+ * version v2) and reports the names its selector matches, following namespaces that gain or lose the
+ * label; without a selector it lists every namespace. The same controller with v1 hooks is given no
  * namespaces at all.
  *
  * The parents live in this file's namespace; the selected namespaces carry a label of this file's own;
@@ -12,41 +12,40 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { statusWhen } from './support/shelf.ts';
 
 const LABEL = 'example-namespace-list-v2';
 const EXAMPLE = 'namespace-list-v2';
 const API_VERSION = 'examples.loom.dev/v1';
-const KIND = 'NamespaceList';
-/** The namespace label this file's NamespaceList selects. */
+const KIND = 'NamespaceInventory';
+/** The namespace label this file's NamespaceInventory selects. */
 const MEMBER = 'namespace-list-test/member';
 
 let clients: TestClients;
-let hook: ExampleHook | undefined;
-let loom: TestLoom | undefined;
+let running: RunningExample | undefined;
 let controller: KubeObject;
 let home: string;
 let a: string;
 let b: string;
 let c: string;
 
-interface NamespaceListStatus {
+interface NamespaceInventoryStatus {
   namespaces?: string[];
   count?: number;
   observedGeneration?: number;
 }
 
-/** The shipped example NamespaceList under another name in this file's namespace, with `spec`. */
+/** The shipped example NamespaceInventory under another name in this file's namespace, with `spec`. */
 async function applyList(name: string, spec: Record<string, unknown>): Promise<KubeObject> {
-  const [example] = await exampleManifests(EXAMPLE, 'namespacelist.yaml');
+  const [example] = await exampleManifests(EXAMPLE, 'namespaceinventory.yaml');
   return clients.apply({ ...example!, metadata: { name, namespace: home }, spec });
 }
 
 const labelNamespace = (name: string, member: boolean) =>
   clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: member ? { [MEMBER]: 'yes' } : {} } });
-const listWhen = (name: string, accept: (status: NamespaceListStatus) => boolean, what: string) =>
+const listWhen = (name: string, accept: (status: NamespaceInventoryStatus) => boolean, what: string) =>
   statusWhen(() => clients.writer.get({ apiVersion: API_VERSION, kind: KIND, namespace: home, name }), accept, what);
 /** The status of `name` once it lists exactly `expected`. */
 const listing = (name: string, expected: string[]) =>
@@ -57,16 +56,12 @@ beforeAll(async () => {
   const kc = testKubeConfig();
   [home, a, b, c] = await Promise.all([createTestNamespace(kc, 'nl-home'), createTestNamespace(kc, 'nl-a'), createTestNamespace(kc, 'nl-b'), createTestNamespace(kc, 'nl-c')]);
   await Promise.all([a, b].map((ns) => labelNamespace(ns, true)));
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  const [shipped] = await exampleManifests(EXAMPLE, 'controller.yaml');
-  controller = pointedAt(shipped!, hook.url, { 'loom-test': LABEL });
-  await clients.apply(controller);
+  running = await startExample(clients, EXAMPLE, { label: LABEL });
+  [controller] = running.controllers as [KubeObject];
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  await hook?.stop();
+  await running?.stop();
 });
 
 describe('the namespace-list-v2 example', () => {

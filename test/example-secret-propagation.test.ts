@@ -13,8 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { eventuallyGone, objectWhen, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'example-secret-propagation';
@@ -25,8 +25,7 @@ const KIND = 'SecretPropagation';
 const SELECT = 'secret-propagation-test/copy';
 
 let clients: TestClients;
-let hook: ExampleHook | undefined;
-let loom: TestLoom | undefined;
+let running: RunningExample | undefined;
 let source: string;
 let red: string;
 let green: string;
@@ -72,15 +71,12 @@ beforeAll(async () => {
   ]);
   // The source's namespace matches too: it is skipped, its Secret is the source itself.
   await Promise.all([source, red, green].map((ns) => labelNamespace(ns, true)));
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  const [controller] = await exampleManifests(EXAMPLE, 'controller.yaml');
-  await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
+  running = await startExample(clients, EXAMPLE, { label: LABEL });
 });
 
 afterAll(async () => {
-  await stopAndDeleteParents(loom, clients, { apiVersion: API_VERSION, kind: KIND, names: propagations });
-  await hook?.stop();
+  await stopAndDeleteParents(running?.loom, clients, { apiVersion: API_VERSION, kind: KIND, names: propagations });
+  await running?.stop();
 });
 
 describe('the secret-propagation example', () => {

@@ -11,8 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
+import { testClients, type TestClients } from './support/loom.ts';
 import { eventuallyGone, objectWhen } from './support/shelf.ts';
 
 const LABEL = 'example-service-per-pod';
@@ -21,8 +21,7 @@ const FINALIZER = 'metacontroller.io/decoratorcontroller-service-per-pod';
 const ORDINALS = [0, 1];
 
 let clients: TestClients;
-let loom: TestLoom | undefined;
-let hook: ExampleHook | undefined;
+let running: RunningExample | undefined;
 let namespace: string;
 
 const statefulSet = () => clients.writer.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace, name: 'nginx' });
@@ -38,17 +37,11 @@ async function applyStatefulSet(): Promise<KubeObject> {
 beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
-  hook = await startExampleHook(EXAMPLE);
-  loom = await startTestLoom(LABEL);
-  for (const file of ['controller.yaml', 'pod-name-label-controller.yaml']) {
-    const [controller] = await exampleManifests(EXAMPLE, file);
-    await clients.apply(pointedAt(controller!, hook.url, { 'loom-test': LABEL }));
-  }
+  running = await startExample(clients, EXAMPLE, { label: LABEL, controllers: ['controller.yaml', 'pod-name-label-controller.yaml'] });
 });
 
 afterAll(async () => {
-  await loom?.stop();
-  await hook?.stop();
+  await running?.stop();
 });
 
 describe('the service-per-pod example', () => {

@@ -9,8 +9,8 @@
  * gave it, in the ReplicaSet's {@link TEMPLATE_ANNOTATION} (the API server fills in defaults in
  * `spec.template`, so the stored template cannot be compared with the parent's).
  *
- * Run alone with `node examples/bluegreen-deployment/hook.ts` (listens on `HOST`:`PORT`, default
- * 0.0.0.0:8080, and prints its URL); the default export is what `loom render --hook-module` loads.
+ * Run alone with `node examples/bluegreen-deployment/hook.ts`: it listens on `HOST`:`PORT` (default
+ * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
 import { isDeepStrictEqual } from 'node:util';
 import {
@@ -213,10 +213,9 @@ export function bluegreenHook(options: Pick<HookServerOptions, 'logger' | 'handl
   return createHookServer({ ...options, composite: { sync: bluegreenSync } });
 }
 
-/** For `loom render --hook-module`: a quiet server, called in-process. */
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
 export default (): HookServer => bluegreenHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await bluegreenHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await bluegreenHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

@@ -14,8 +14,10 @@
  *   first and reports `finalized` once none is left.
  *
  * The functions are pure, and the hook is asked about old revisions during a rollout, so it must stay
- * free of side effects. Run alone with `node examples/catset/hook.ts` (`HOST`, default 0.0.0.0;
- * `PORT`, default 8080); it logs the URL it listens on.
+ * free of side effects.
+ *
+ * Run alone with `node examples/catset/hook.ts`: it listens on `HOST`:`PORT` (default
+ * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
 import {
   childrenOf, createHookServer, desired, type CompositeRequest, type CompositeResponse, type HookServer, type HookServerOptions,
@@ -180,8 +182,8 @@ export function catsetHook(options: Pick<HookServerOptions, 'logger' | 'handleSi
   return createHookServer({ ...options, composite: { sync: catsetSync, finalize: catsetSync } });
 }
 
-/** For `loom render --hook-module`: the server, quiet so that render's output stays YAML. */
-export default () => catsetHook({ logger: false });
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => catsetHook({ logger: false });
 
 if (import.meta.main) {
   await catsetHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });

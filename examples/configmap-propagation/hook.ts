@@ -70,12 +70,9 @@ export function configMapPropagationHook(options: Pick<HookServerOptions, 'logge
   return createHookServer({ ...options, composite: { sync: propagationSync, customize: propagationCustomize } });
 }
 
-/** For `loom render --hook-module examples/configmap-propagation/hook.ts`: a quiet server, never listening. */
-export default function renderHook(): HookServer {
-  return configMapPropagationHook({ logger: false });
-}
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => configMapPropagationHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await configMapPropagationHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await configMapPropagationHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

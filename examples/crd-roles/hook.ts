@@ -8,8 +8,8 @@
  * and reports finalized once none is observed: opting out revokes the grant instead of leaving a
  * role behind for a type whose owner no longer asked for it.
  *
- * Run alone with `node examples/crd-roles/hook.ts` (listens on `HOST`:`PORT`, default 0.0.0.0:8080,
- * and prints its URL); the default export is what `loom render --hook-module` loads.
+ * Run alone with `node examples/crd-roles/hook.ts`: it listens on `HOST`:`PORT` (default
+ * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
 import {
   attachmentsOf, createHookServer, desired, type DecoratorRequest, type DecoratorResponse, type HookServer, type HookServerOptions,
@@ -53,10 +53,9 @@ export function crdRolesHook(options: Pick<HookServerOptions, 'logger' | 'handle
   return createHookServer({ ...options, decorator: { sync: crdRolesSync, finalize: crdRolesFinalize } });
 }
 
-/** For `loom render --hook-module`: a quiet server, called in-process. */
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
 export default (): HookServer => crdRolesHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await crdRolesHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await crdRolesHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

@@ -80,12 +80,9 @@ export function globalConfigMapHook(options: Pick<HookServerOptions, 'logger' | 
   return createHookServer({ ...options, composite: { sync: globalSync, customize: globalCustomize } });
 }
 
-/** For `loom render --hook-module examples/global-configmap/hook.ts`: a quiet server, never listening. */
-export default function renderHook(): HookServer {
-  return globalConfigMapHook({ logger: false });
-}
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => globalConfigMapHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await globalConfigMapHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await globalConfigMapHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

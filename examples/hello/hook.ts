@@ -1,7 +1,9 @@
 /**
  * The hello example's sync hook: a HelloWorld parent gets one ConfigMap with a greeting, and its
- * status reports the greeting once the ConfigMap exists. Run alone with `node examples/hello/hook.ts`
- * (listens on 127.0.0.1:8090, or `HOST`/`PORT`); `loom dev` serves it in-process.
+ * status reports the greeting once the ConfigMap exists. `loom dev` serves it in-process (`helloHook`).
+ *
+ * Run alone with `node examples/hello/hook.ts`: it listens on `HOST`:`PORT` (default
+ * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
 import {
   createHookServer, desired, observedChild, type CompositeRequest, type HookServer, type HookServerOptions, type KubeObject,
@@ -27,7 +29,9 @@ export function helloHook(options: Pick<HookServerOptions, 'logger' | 'handleSig
   return createHookServer({ ...options, composite: { sync: helloSync } });
 }
 
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => helloHook({ logger: false });
+
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8090);
-  await helloHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '127.0.0.1', port });
+  await helloHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

@@ -3,10 +3,10 @@
  * `<job>-<completions-1>`, at most `spec.parallelism` at a time; each Pod's containers get their index
  * as the `JOB_INDEX` environment variable. A Pod that Succeeded has done its index and stays as it is
  * (its logs remain readable); a Pod that Failed is deleted and its index run again by a new Pod of the
- * same name. The job is `Complete` once every index has Succeeded.
+ * same name. The job is `Complete` once every index has Succeeded. The functions are pure.
  *
- * Pure functions; run alone with `node examples/indexed-job/hook.ts` (`HOST`, default 0.0.0.0;
- * `PORT`, default 8080); it logs the URL it listens on.
+ * Run alone with `node examples/indexed-job/hook.ts`: it listens on `HOST`:`PORT` (default
+ * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
 import {
   childrenOf, createHookServer, desired, type CompositeRequest, type CompositeResponse, type HookServer, type HookServerOptions,
@@ -133,8 +133,8 @@ export function indexedJobHook(options: Pick<HookServerOptions, 'logger' | 'hand
   return createHookServer({ ...options, composite: { sync: indexedJobSync } });
 }
 
-/** For `loom render --hook-module`: the server, quiet so that render's output stays YAML. */
-export default () => indexedJobHook({ logger: false });
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => indexedJobHook({ logger: false });
 
 if (import.meta.main) {
   await indexedJobHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });

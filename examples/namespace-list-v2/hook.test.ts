@@ -1,15 +1,15 @@
 import { testHook } from 'loom/sdk';
 import { describe, expect, it } from 'vitest';
-import { namespaceListHook } from './hook.ts';
+import { namespaceInventoryHook } from './hook.ts';
 
 const selector = { matchLabels: { team: 'payments' } };
-const parent = { apiVersion: 'examples.loom.dev/v1', kind: 'NamespaceList', metadata: { name: 'payments', namespace: 'default' }, spec: { labelSelector: selector } };
+const parent = { apiVersion: 'examples.loom.dev/v1', kind: 'NamespaceInventory', metadata: { name: 'payments', namespace: 'default' }, spec: { labelSelector: selector } };
 const namespace = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 /** Related Namespaces keyed as v2 keys cluster-scoped objects: by name. */
 const related = (...names: string[]) => ({ 'Namespace.v1': Object.fromEntries(names.map((name) => [name, namespace(name)])) });
 
 describe('namespace-list-v2 hook', () => {
-  const hook = testHook(namespaceListHook({ logger: false }));
+  const hook = testHook(namespaceInventoryHook({ logger: false }));
 
   it("asks for the namespaces the parent's label selector matches", async () => {
     const { statusCode, body } = await hook.customize({ parent });

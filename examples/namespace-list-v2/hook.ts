@@ -1,7 +1,8 @@
 /**
  * The namespace-list-v2 example's hooks, a port of Metacontroller's `namespace-list-v2`: a namespaced
- * NamespaceList reports, in its status, the names of the cluster's namespaces (all of them, or those
- * its label selector matches).
+ * NamespaceInventory reports, in its status, the names of the cluster's namespaces (all of them, or
+ * those its label selector matches). The original's kind, `NamespaceList`, is renamed: kubectl reads
+ * `namespacelist` as the list type of core Namespaces.
  *
  * The point is hook version `v2`: a namespaced parent may then read cluster-scoped related objects
  * (here Namespaces, keyed by their name). Under `v1` a namespaced parent only sees objects of its own
@@ -20,43 +21,40 @@ import {
 } from 'loom/sdk';
 
 /** The parent type, as far as the hooks read it. */
-export interface NamespaceList extends KubeObject {
+export interface NamespaceInventory extends KubeObject {
   spec?: { labelSelector?: LabelSelector };
 }
 
 /** The status the sync hook writes (loom adds `observedGeneration`). */
-export interface NamespaceListStatus {
+export interface NamespaceInventoryStatus {
   /** The selected namespaces' names, sorted. */
   namespaces: string[];
   count: number;
 }
 
 /** A sync request of this controller: the selected namespaces as related objects. */
-export type NamespaceListRequest = CompositeRequest<NamespaceList, string, 'Namespace.v1'>;
+export type NamespaceInventoryRequest = CompositeRequest<NamespaceInventory, string, 'Namespace.v1'>;
 
-/** The related objects a NamespaceList needs: the namespaces its selector matches (`{}`: all of them). */
-export function namespaceListCustomize(request: CustomizeRequest<NamespaceList>): CustomizeResponse {
+/** The related objects a NamespaceInventory needs: the namespaces its selector matches (`{}`: all of them). */
+export function namespaceInventoryCustomize(request: CustomizeRequest<NamespaceInventory>): CustomizeResponse {
   return { relatedResources: [{ apiVersion: 'v1', resource: 'namespaces', labelSelector: request.parent.spec?.labelSelector ?? {} }] };
 }
 
 /** The status listing the selected namespaces; no children (the ConfigMaps the controller declares are none). */
-export function namespaceListSync(request: NamespaceListRequest): CompositeResponse & { status: NamespaceListStatus } {
+export function namespaceInventorySync(request: NamespaceInventoryRequest): CompositeResponse & { status: NamespaceInventoryStatus } {
   // relatedOf orders by key, and v2 keys a cluster-scoped object by its name: the names come sorted.
   const namespaces = relatedOf(request, 'Namespace.v1').map((namespace) => namespace.metadata.name!);
   return { status: { namespaces, count: namespaces.length }, children: [] };
 }
 
 /** A hook server answering `POST /sync` and `POST /customize`; `logger` defaults to the SDK's (pino at info). */
-export function namespaceListHook(options: Pick<HookServerOptions, 'logger' | 'handleSignals'> = {}): HookServer {
-  return createHookServer({ ...options, composite: { sync: namespaceListSync, customize: namespaceListCustomize } });
+export function namespaceInventoryHook(options: Pick<HookServerOptions, 'logger' | 'handleSignals'> = {}): HookServer {
+  return createHookServer({ ...options, composite: { sync: namespaceInventorySync, customize: namespaceInventoryCustomize } });
 }
 
-/** For `loom render --hook-module examples/namespace-list-v2/hook.ts`: a quiet server, never listening. */
-export default function renderHook(): HookServer {
-  return namespaceListHook({ logger: false });
-}
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => namespaceInventoryHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await namespaceListHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await namespaceInventoryHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

@@ -88,12 +88,9 @@ export function secretPropagationHook(options: Pick<HookServerOptions, 'logger' 
   return createHookServer({ ...options, composite: { sync: secretSync, customize: secretCustomize } });
 }
 
-/** For `loom render --hook-module examples/secret-propagation/hook.ts`: a quiet server, never listening. */
-export default function renderHook(): HookServer {
-  return secretPropagationHook({ logger: false });
-}
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
+export default (): HookServer => secretPropagationHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await secretPropagationHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await secretPropagationHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

@@ -9,8 +9,8 @@
  * - `pod-name-label` (`/pod-name-label/sync`), on Pods annotated `pod-name-label: <key>`: labels
  *   the Pod `<key>: <its name>`, so a Service can select that one Pod.
  *
- * Run alone with `node examples/service-per-pod/hook.ts` (listens on `HOST`:`PORT`, default
- * 0.0.0.0:8080, and prints its URL); the default export is what `loom render --hook-module` loads.
+ * Run alone with `node examples/service-per-pod/hook.ts`: it listens on `HOST`:`PORT` (default
+ * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
 import {
   attachmentsOf, createHookServer, desired, type DecoratorRequest, type DecoratorResponse, type HookServer, type HookServerOptions,
@@ -102,10 +102,9 @@ export function servicePerPodHook(options: Pick<HookServerOptions, 'logger' | 'h
   });
 }
 
-/** For `loom render --hook-module`: a quiet server, called in-process. */
+/** For `loom render --hook-module`: a quiet server, called in-process, never listening. */
 export default (): HookServer => servicePerPodHook({ logger: false });
 
 if (import.meta.main) {
-  const port = Number(process.env.PORT ?? 8080);
-  await servicePerPodHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port });
+  await servicePerPodHook({ handleSignals: true }).listen({ host: process.env.HOST ?? '0.0.0.0', port: Number(process.env.PORT ?? 8080) });
 }

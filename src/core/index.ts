@@ -16,17 +16,10 @@ export {
   planChildren, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
-export { relatedSelection, selects, RelatedRuleError, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
+export { relatedSelection, selects, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
 export { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';
-export { decorates, isAttachmentOf, attachmentAnnotations, mergeMetadataMap, planTargetWrites, type TargetChanges, type TargetWriteOptions, type TargetWrites } from './decorator.ts';
-export {
-  RevisionError, parentPatchOf, parentAtRevision, controllerRevisionName, newControllerRevision, revisionSelector, revisionSet,
-  type ParentResource, type NewRevisionInput, type RevisionParent, type RevisionSet, type RevisionSetInput,
-} from './controller-revisions.ts';
-export { isRollingMethod, usesRollingUpdates, planRollout, type RolloutInput, type RolloutPlan } from './rolling-update.ts';
-export { childUpToDate, statusCheckFailure, rolloutBlocker, type UpToDateOptions, type RolloutBlockerInput } from './rollout-readiness.ts';
+export { decorates, isAttachmentOf, attachmentAnnotations, planTargetWrites, type TargetChanges, type TargetWriteOptions, type TargetWrites } from './decorator.ts';
+export { revisionSelector, revisionSet, type ParentResource, type RevisionParent, type RevisionSet, type RevisionSetInput } from './controller-revisions.ts';
+export { usesRollingUpdates, planRollout, type RolloutInput, type RolloutPlan } from './rolling-update.ts';
 export { type RevisionChildRef, type RevisionWrite } from './revision-claims.ts';
-export {
-  UPDATED_CONDITION_TYPE, StatusConditionsError, onLatestRevision, rolloutProgressing, rolloutWaiting, withUpdatedCondition,
-  type UpdatedCondition, type UpdatedReason,
-} from './updated-condition.ts';
+export { type UpdatedCondition, type UpdatedReason } from './updated-condition.ts';

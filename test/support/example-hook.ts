@@ -2,12 +2,14 @@
  * Runs an example's hook as its own process, the way a user runs it locally (`node
  * examples/<name>/hook.ts`), and points the example's controller manifests at it. The process gets
  * `HOST=127.0.0.1 PORT=0`, so the system picks a free port; its URL is read from the first line the
- * hook prints that contains one. It is stopped by PID.
+ * hook prints that contains one. It is stopped by PID. {@link startExample} does the whole set-up of
+ * an example's test file: the hook, a loom host, and the shipped controllers pointed at the hook.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { loadAll } from 'js-yaml';
 import type { KubeObject } from '../../src/api/index.ts';
+import { startTestLoom, type TestClients, type TestLoom } from './loom.ts';
 
 const EXAMPLES = new URL('../../examples/', import.meta.url);
 const URL_PATTERN = /http:\/\/127\.0\.0\.1:\d+/;
@@ -76,4 +78,52 @@ export function pointedAt(manifest: KubeObject, url: string, labels: Record<stri
 export async function exampleManifests(example: string, file: string): Promise<KubeObject[]> {
   const text = await readFile(new URL(`${example}/${file}`, EXAMPLES), 'utf8');
   return loadAll(text).filter((doc): doc is KubeObject => typeof doc === 'object' && doc !== null);
+}
+
+/** An example running for one test file. */
+export interface RunningExample {
+  hook: ExampleHook;
+  loom: TestLoom;
+  /** The controllers as applied: pointed at the hook and labelled for this file's host. */
+  controllers: KubeObject[];
+  /** Stops the host, then the hook; either may have been stopped already. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startExample}. */
+export interface StartExampleOptions {
+  /** This file's label: its host runs only the controllers labelled `loom-test: <label>`. */
+  label: string;
+  /** The example's controller files, each a single controller (default `['controller.yaml']`). */
+  controllers?: readonly string[];
+}
+
+/**
+ * Starts `examples/<example>/hook.ts` and a loom host for `label`, and applies the example's
+ * controllers as shipped but pointed at the hook and labelled for that host. What started is
+ * stopped again when a later step fails.
+ */
+export async function startExample(clients: TestClients, example: string, options: StartExampleOptions): Promise<RunningExample> {
+  const { label, controllers: files = ['controller.yaml'] } = options;
+  const hook = await startExampleHook(example);
+  let loom: TestLoom | undefined;
+  const stop = async (): Promise<void> => {
+    await loom?.stop();
+    await hook.stop();
+  };
+  try {
+    loom = await startTestLoom(label);
+    const controllers: KubeObject[] = [];
+    for (const file of files) {
+      const [shipped] = await exampleManifests(example, file);
+      if (!shipped) throw new Error(`examples/${example}/${file} holds no controller`);
+      const controller = pointedAt(shipped, hook.url, { 'loom-test': label });
+      await clients.apply(controller);
+      controllers.push(controller);
+    }
+    return { hook, loom, controllers, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }
