@@ -16,6 +16,7 @@ import {
   type WebhookSecurity,
 } from '../hooks/index.ts';
 import type { ExpressionSources } from './expression-sources.ts';
+import type { InformerLease } from '../kube/index.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { Host } from './host.ts';
 import type { ControllerLabels } from '../server/metrics.ts';
@@ -31,6 +32,8 @@ export interface HookIdentity {
 
 /** A runner that may hold resources (TLS agents, Secret/ConfigMap caches): call `release` once it is no longer used. */
 export interface ManagedHookRunner extends HookRunner {
+  /** Caches the runner reads at call time (Secrets, ConfigMaps); the controller waits for them at start. */
+  readonly caches: readonly InformerLease[];
   /** Lets go of what the runner holds; later calls fail. Idempotent. */
   release(): void;
 }
@@ -47,7 +50,7 @@ async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: 
   const url = ref ? `jsonata:configmap/${ref.namespace}/${ref.name}/${ref.key}` : 'jsonata:inline';
   const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
   const runner = compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer });
-  return { call: (request, signal) => runner.call(request, signal), release: () => undefined };
+  return { call: (request, signal) => runner.call(request, signal), caches: [], release: () => undefined };
 }
 
 /**
@@ -100,6 +103,7 @@ function webhookRunner(host: Host, spec: Hook, id: HookIdentity): ManagedHookRun
         throw err;
       }
     },
+    caches: source?.caches ?? [],
     release() {
       runner.close();
       source?.release();
@@ -112,6 +116,8 @@ export interface ControllerHookRunners {
   sync?: ManagedHookRunner | undefined;
   finalize?: ManagedHookRunner | undefined;
   customize?: ManagedHookRunner | undefined;
+  /** Every cache the runners read at call time. */
+  caches(): InformerLease[];
   /** Releases every runner. Idempotent. */
   release(): void;
 }
@@ -140,7 +146,8 @@ export async function controllerRunners(host: Host, input: ControllerHooksInput,
     return runner;
   };
   try {
-    return { sync: await build('sync'), finalize: await build('finalize'), customize: await build('customize'), release };
+    const runners = { sync: await build('sync'), finalize: await build('finalize'), customize: await build('customize') };
+    return { ...runners, caches: () => built.flatMap((runner) => runner.caches), release };
   } catch (err) {
     release();
     throw err;

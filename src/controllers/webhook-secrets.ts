@@ -12,6 +12,8 @@ import { resolveResource, type Host } from './host.ts';
 
 /** A {@link CredentialReader} holding informer leases; `release` when its runner is done. */
 export interface WebhookCredentialSource extends CredentialReader {
+  /** The caches it reads: the controller waits for them to fill before it starts. */
+  readonly caches: readonly InformerLease[];
   /** Lets go of the caches. Idempotent. */
   release(): void;
 }
@@ -49,7 +51,8 @@ async function synced(informer: Informer, signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Acquires the caches of `kinds` now, so they fill while the controller starts. Throws
+ * Acquires the caches of `kinds` now, so they fill while the controller starts (which waits for
+ * them, and fails naming them when loom may not list them). Throws
  * `ResourceNotFoundError` when discovery does not serve them (yet); nothing is held then.
  */
 export function createWebhookCredentialSource(host: Host, kinds: ReadonlySet<CredentialKind>): WebhookCredentialSource {
@@ -58,6 +61,7 @@ export function createWebhookCredentialSource(host: Host, kinds: ReadonlySet<Cre
   // Store objects are replaced, never changed, on update: decoding once per object version is enough.
   const decoded = new WeakMap<KubeObject, Data>();
   return {
+    caches: [...leases.values()],
     async read(kind: CredentialKind, ref: ObjectReference, signal: AbortSignal) {
       const lease = leases.get(kind);
       if (!lease) throw new Error(`no ${kind} cache was acquired for webhook credentials`);

@@ -52,7 +52,7 @@ export async function startCompositeController(
     records: new Map(),
     warnedNoStatus: { value: false },
   };
-  await waitForCaches(host, leases, signal).catch((err: unknown) => {
+  await waitForCaches(host, [...leases, ...runners.caches()], signal).catch((err: unknown) => {
     runners.release();
     throw err;
   });

@@ -50,7 +50,7 @@ export async function startDecoratorController(
     finalizer: decoratorFinalizer(controller.name),
     records: new Map(),
   };
-  await waitForCaches(host, [...targetLeases, ...attachmentLeases], signal).catch((err: unknown) => {
+  await waitForCaches(host, [...targetLeases, ...attachmentLeases, ...runners.caches()], signal).catch((err: unknown) => {
     runners.release();
     throw err;
   });
