@@ -265,3 +265,25 @@ describe('parse controllers: TLS and auth settings', () => {
     expect(result.ok ? [] : result.problems.map((p) => p.path)).toEqual(['spec.hooks.finalize.webhook.authorization.type']);
   });
 });
+
+describe('related objects and hook versions', () => {
+  const withHooks = (base: typeof minimalComposite | typeof minimalDecorator, hooks: object) => ({ ...base, spec: { ...base.spec, hooks } });
+  const customizeV2 = { version: 'v2', jsonata: { expression: '{ "relatedResources": [] }' } };
+
+  it.each([
+    ['CompositeController', () => parseCompositeController(withHooks(minimalComposite, { customize: customizeV2, sync: { version: 'v1', jsonata: { expression: '{}' } } }))],
+    ['DecoratorController', () => parseDecoratorController(withHooks(minimalDecorator, { customize: customizeV2, finalize: { jsonata: { expression: '{}' } }, sync: { version: 'v2', jsonata: { expression: '{}' } } }))],
+  ])('warns on a %s whose v1 sync or finalize hook would drop what a v2 customize hook picks', (_, parse) => {
+    const result = parse();
+    expect(result.ok).toBe(true);
+    expect(result.warnings).toHaveLength(1);
+    expect(result.warnings[0]?.message).toMatch(/^v1 while customize is v2/);
+    expect(result.warnings[0]?.path).toMatch(/^spec\.hooks\.(sync|finalize)\.version$/);
+  });
+
+  it('does not warn when the versions agree, or customize is v1', () => {
+    const agree = parseCompositeController(withHooks(minimalComposite, { customize: customizeV2, sync: { version: 'v2', jsonata: { expression: '{}' } } }));
+    const v1 = parseCompositeController(withHooks(minimalComposite, { customize: { jsonata: { expression: '{}' } }, sync: { jsonata: { expression: '{}' } } }));
+    expect([agree.warnings, v1.warnings]).toEqual([[], []]);
+  });
+});
