@@ -34,7 +34,7 @@ export interface HookIdentity {
 export interface ManagedHookRunner extends HookRunner {
   /** Caches the runner reads at call time (Secrets, ConfigMaps); the controller waits for them at start. */
   readonly caches: readonly InformerLease[];
-  /** Lets go of what the runner holds; later calls fail. Idempotent. */
+  /** Lets go of what the runner holds (a webhook's later calls fail). Idempotent. */
   release(): void;
 }
 

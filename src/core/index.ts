@@ -23,3 +23,4 @@ export { revisionSelector, revisionSet, type ParentResource, type RevisionParent
 export { usesRollingUpdates, planRollout, type RolloutInput, type RolloutPlan } from './rolling-update.ts';
 export { type RevisionChildRef, type RevisionWrite } from './revision-claims.ts';
 export { type UpdatedCondition, type UpdatedReason } from './updated-condition.ts';
+export { isSpecOrMetaChange } from './spec-or-meta-change.ts';

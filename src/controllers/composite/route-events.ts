@@ -6,7 +6,7 @@
  */
 import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../../api/index.ts';
 import { matchesSelector, type LabelSelector } from '../../api/label-selector.ts';
-import { parentSelector } from '../../core/index.ts';
+import { isSpecOrMetaChange, parentSelector } from '../../core/index.ts';
 import type { InformerHandler, ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
 
 /** What routing needs to know about the controller. */
@@ -25,15 +25,6 @@ export interface RoutingContext {
 export function isOurs(ctx: RoutingContext, parent: KubeObject): boolean {
   if (parent.metadata.finalizers?.includes(ctx.finalizer)) return true;
   return ctx.parentLabelSelector === undefined || matchesSelector(ctx.parentLabelSelector, parent.metadata.labels);
-}
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
-/** False for an update that touched only status (or nothing a sync reads): `ignoreStatusChanges` drops it. */
-export function isSpecOrMetaChange(previous: KubeObject, current: KubeObject): boolean {
-  const [p, c] = [previous.metadata, current.metadata];
-  return p.generation !== c.generation || !same(p.labels, c.labels) || !same(p.annotations, c.annotations)
-    || p.deletionTimestamp !== c.deletionTimestamp || !same(p.finalizers, c.finalizers);
 }
 
 /** Handler for the parent informer. */

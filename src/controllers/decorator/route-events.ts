@@ -5,9 +5,8 @@
  * decorator never adopts.
  */
 import { controllerRefOf, DECORATOR_CONTROLLER_ANNOTATION, groupOf, objectKey, type KubeObject } from '../../api/index.ts';
-import { decorates } from '../../core/index.ts';
+import { decorates, isSpecOrMetaChange } from '../../core/index.ts';
 import type { InformerHandler } from '../../kube/index.ts';
-import { isSpecOrMetaChange } from '../composite/route-events.ts';
 import type { DecoratorContext, TargetType } from './context.ts';
 import { targetKey } from './target-key.ts';
 
