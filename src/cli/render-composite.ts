@@ -10,7 +10,7 @@ import {
   compositeRequest, decodeCompositeResponse, groupOf, matchesSelector,
   type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
 } from '../api/index.ts';
-import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, parentSelector, sanitizeForApply } from '../core/index.ts';
+import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, parentSelector } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
   knownTypes, lifecycleOf, outcomeOf, ownedTypes, planFor, relatedFor, type Lifecycle, type ManagedType, type OwnedType, type RenderContext, type RenderReport,
@@ -47,10 +47,10 @@ function selectorOf(ctx: RenderContext, parent: KubeObject, generateSelector: bo
 function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; response: CompositeHookResponse; selector: LabelSelector; types: readonly ManagedType[]; which: string; generateSelector: boolean }): KubeObject[] {
   const result = normaliseDesiredChildren({
     parent: input.parent, children: input.response.children, selector: input.selector, generateSelector: input.generateSelector,
-    declaredTypes: input.types.map(({ type }) => type),
+    declaredTypes: input.types.map(({ type }) => type), applyStrategy: ctx.applyStrategy,
   });
   if (!result.ok) throw new RenderError(`${input.which} hook: invalid children:\n${result.problems.map((p) => `  ${p}`).join('\n')}`);
-  return ctx.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
+  return result.children;
 }
 
 /** A built-in type's status belongs to Kubernetes' own controllers: a hook saying nothing leaves it alone. */

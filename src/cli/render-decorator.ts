@@ -7,7 +7,7 @@
  * applied to a copy of the target, whose changes are printed as a diff. Nothing is written anywhere.
  */
 import { decodeDecoratorResponse, decoratorFinalizer, decoratorRequest, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../api/index.ts';
-import { attachmentAnnotations, decorates, normaliseDesiredChildren, planTargetWrites, sanitizeForApply } from '../core/index.ts';
+import { attachmentAnnotations, decorates, normaliseDesiredChildren, planTargetWrites } from '../core/index.ts';
 import { decoratorClaims } from './render-claims.ts';
 import { knownTypes, lifecycleOf, outcomeOf, ownedTypes, planFor, relatedFor, type ManagedType, type RenderContext, type RenderReport } from './render-context.ts';
 import { diffPaths } from './render-diff.ts';
@@ -26,10 +26,10 @@ function rulesForTarget(ctx: RenderContext, controller: DecoratorController): De
 function desiredAttachments(ctx: RenderContext, input: { target: KubeObject; response: DecoratorHookResponse; types: readonly ManagedType[]; controllerName: string; which: string }): KubeObject[] {
   const result = normaliseDesiredChildren({
     parent: input.target, children: input.response.attachments, generateSelector: false, annotations: attachmentAnnotations(input.controllerName),
-    declaredTypes: input.types.map(({ type }) => type),
+    declaredTypes: input.types.map(({ type }) => type), applyStrategy: ctx.applyStrategy,
   });
   if (!result.ok) throw new RenderError(`${input.which} hook: invalid attachments:\n${result.problems.map((p) => `  ${p}`).join('\n')}`);
-  return ctx.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
+  return result.children;
 }
 
 /** The hook's answer for the target, and the target before it. */

@@ -186,3 +186,20 @@ describe('normaliseDesiredChildren: problems', () => {
     ]);
   });
 });
+
+describe('normaliseDesiredChildren: ready for the apply strategy', () => {
+  const withServerFields = (): KubeObject => ({ ...pod('a', { resourceVersion: '7', uid: 'old' }), status: { phase: 'Running' } });
+
+  it('strips what a server-side apply must not send', () => {
+    const [child] = okChildren(run([withServerFields()], { applyStrategy: 'server-side-apply' }));
+    expect(child?.status).toBeUndefined();
+    expect(child?.metadata.resourceVersion).toBeUndefined();
+    expect(child?.metadata.ownerReferences).toEqual([ourRef]);
+  });
+
+  it('keeps the hook\'s object as it is for dynamic apply', () => {
+    const [child] = okChildren(run([withServerFields()], { applyStrategy: 'dynamic-apply' }));
+    expect(child?.status).toEqual({ phase: 'Running' });
+    expect(child?.metadata.resourceVersion).toBe('7');
+  });
+});

@@ -6,7 +6,9 @@
  */
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../api/label-selector.ts';
 import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../api/object.ts';
+import type { ApplyStrategy } from './child-plan.ts';
 import { CONTROLLER_UID_LABEL, controllerRefFor } from './claim.ts';
+import { sanitizeForApply } from './sanitize-desired.ts';
 
 /** A child type the controller declares in `spec.childResources`, with its scope from discovery. */
 export interface DeclaredChildType {
@@ -26,6 +28,8 @@ export interface DesiredChildrenOptions {
   generateSelector: boolean;
   /** Annotations stamped on every child (a decorator's attachments carry the decorator's name). */
   annotations?: Readonly<Record<string, string>> | undefined;
+  /** With `server-side-apply`, the children are also stripped of what an apply must not send. */
+  applyStrategy?: ApplyStrategy | undefined;
 }
 
 /** Either every child is valid and completed, or the list of everything that is wrong. */
@@ -174,5 +178,7 @@ export function normaliseDesiredChildren(options: DesiredChildrenOptions): Desir
     else valid.set(index, step.child);
   });
   problems.push(...duplicateProblems(valid));
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, children: [...valid.values()] };
+  if (problems.length > 0) return { ok: false, problems };
+  const children = [...valid.values()];
+  return { ok: true, children: options.applyStrategy === 'server-side-apply' ? children.map(sanitizeForApply) : children };
 }

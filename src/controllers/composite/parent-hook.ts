@@ -3,7 +3,7 @@
  * are validated and completed before anything is written, so a garbled answer fails the sync whole.
  */
 import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject, type LabelSelector, type TypedObjects } from '../../api/index.ts';
-import { normaliseDesiredChildren, sanitizeForApply } from '../../core/index.ts';
+import { normaliseDesiredChildren } from '../../core/index.ts';
 import { callHook } from '../call-hook.ts';
 import type { CompositeContext } from './context.ts';
 
@@ -40,7 +40,8 @@ function desiredChildren(ctx: CompositeContext, call: ParentCall, children: Kube
   const result = normaliseDesiredChildren({
     parent: call.parent, children, selector: call.selector, generateSelector: ctx.controller.spec.generateSelector,
     declaredTypes: ctx.children.map((c) => ({ apiVersion: c.type.apiVersion, kind: c.type.kind, namespaced: c.type.namespaced })),
+    applyStrategy: ctx.host.settings.applyStrategy,
   });
   if (!result.ok) throw new Error(`the ${call.finalizing ? 'finalize' : 'sync'} hook's children are invalid: ${result.problems.join('; ')}`);
-  return ctx.host.settings.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
+  return result.children;
 }

@@ -6,7 +6,7 @@
  */
 import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject, type TypedObjects } from '../../api/index.ts';
 import {
-  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, sanitizeForApply, type TargetWrites,
+  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, type TargetWrites,
 } from '../../core/index.ts';
 import { errorChain, type ReconcileResult } from '../../engine/index.ts';
 import { callHook } from '../call-hook.ts';
@@ -78,9 +78,10 @@ function desiredAttachments(ctx: DecoratorContext, target: KubeObject, attachmen
   const result = normaliseDesiredChildren({
     parent: target, children: attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
     declaredTypes: ctx.attachments.map((a) => ({ apiVersion: a.type.apiVersion, kind: a.type.kind, namespaced: a.type.namespaced })),
+    applyStrategy: ctx.host.settings.applyStrategy,
   });
   if (!result.ok) throw new Error(`the hook's attachments are invalid: ${result.problems.join('; ')}`);
-  return ctx.host.settings.applyStrategy === 'server-side-apply' ? result.children.map(sanitizeForApply) : result.children;
+  return result.children;
 }
 
 /** Writes what the hook asked of the target; a target deleted meanwhile needs nothing. */
