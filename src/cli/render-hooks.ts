@@ -8,9 +8,9 @@
  * - webhook with `service`: unreachable offline; an error suggests `url` or `--hook-module`.
  * - with `--hook-module`, every webhook hook (either form) calls the module's app at its path instead.
  */
-import { effectiveWebhookAuth, isRecord, type EndpointConfig, type Hook, type KubeObject } from '../api/index.ts';
+import { isRecord, type EndpointConfig, type Hook, type KubeObject } from '../api/index.ts';
 import type { Clock } from '../engine/index.ts';
-import { compileJsonataHook, createWebhookRunner, credentialKindsOf, type HookKind, type HookRunner, type WebhookRunner, type WebhookSecurity } from '../hooks/index.ts';
+import { compileJsonataHook, createWebhookRunner, webhookAuthPlan, type HookKind, type HookRunner, type WebhookRunner, type WebhookSecurity } from '../hooks/index.ts';
 import { RenderError } from './render-error.ts';
 import { moduleHookRunner, type InjectableApp } from './render-module-hook.ts';
 
@@ -66,9 +66,7 @@ function jsonataRunner(hook: HookKind, spec: NonNullable<Hook['jsonata']>, optio
 
 /** The settings in effect for the webhook, or none (with a note) when they need the cluster. */
 function securityOf(hook: HookKind, webhook: NonNullable<Hook['webhook']>, options: RenderRunnerOptions): WebhookSecurity | undefined {
-  const { auth, endpointConfigIndex } = effectiveWebhookAuth(webhook, options.endpointConfigs);
-  const where = endpointConfigIndex === undefined ? `spec.hooks.${hook}.webhook` : `spec.endpointConfigs[${endpointConfigIndex}]`;
-  const kinds = credentialKindsOf(auth, webhook.url.startsWith('https:'));
+  const { auth, where, kinds } = webhookAuthPlan(hook, webhook, options.endpointConfigs);
   if (kinds.size === 0) return { auth, where };
   options.notes.push(`${options.where}${where}: its TLS and auth settings read a ${[...kinds].join(' and a ')} from the cluster; render calls the ${hook} hook without them`);
   return undefined;

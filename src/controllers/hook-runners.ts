@@ -4,11 +4,11 @@
  * own, else the controller's matching `endpointConfigs[]` entry) and reads their Secrets and ConfigMaps
  * from the shared caches at call time; `release` the runner when the controller stops.
  */
-import { effectiveWebhookAuth, type EndpointConfig, type Hook } from '../api/index.ts';
+import type { EndpointConfig, Hook } from '../api/index.ts';
 import {
   compileJsonataHook,
   createWebhookRunner,
-  credentialKindsOf,
+  webhookAuthPlan,
   HookRetryAfterError,
   webhookUrl,
   type HookKind,
@@ -63,10 +63,7 @@ export async function runnerFor(host: Host, spec: Hook, id: HookIdentity, source
 
 /** The settings in effect for the webhook, and a cache-backed reader when they refer to Secrets or ConfigMaps. */
 function securityOf(host: Host, spec: Hook, id: HookIdentity, url: string): { security: WebhookSecurity; source?: WebhookCredentialSource } {
-  const { auth, endpointConfigIndex } = effectiveWebhookAuth({ ...spec.webhook!, url }, id.endpointConfigs ?? []);
-  const where = endpointConfigIndex === undefined ? `spec.hooks.${id.hook}.webhook` : `spec.endpointConfigs[${endpointConfigIndex}]`;
-  const https = URL.canParse(url) && new URL(url).protocol === 'https:';
-  const kinds = credentialKindsOf(auth, https);
+  const { auth, where, kinds } = webhookAuthPlan(id.hook, { ...spec.webhook!, url }, id.endpointConfigs ?? []);
   if (kinds.size === 0) return { security: { auth, where } };
   const source = createWebhookCredentialSource(host, kinds);
   return { security: { auth, where, reader: source }, source };

@@ -6,6 +6,7 @@ import {
   basicAuthHeader,
   credentialKindsOf,
   resolveCredentials,
+  webhookAuthPlan,
   type CredentialKind,
   type CredentialReader,
 } from './webhook-credentials.ts';
@@ -158,5 +159,20 @@ describe('resolveCredentials', () => {
   it('fails when settings refer to a Secret and there is no reader', async () => {
     const error = await failure(resolveCredentials(bearer, { where, https: true, reader: undefined, signal }));
     expect(error).toBeInstanceOf(HookError);
+  });
+});
+
+describe('webhookAuthPlan', () => {
+  const bearer = { authorization: { type: 'Bearer', secretRef: { namespace: 'hooks', name: 'token', key: 'token' } } };
+  const ca = { caBundle: { configMapRef: { namespace: 'hooks', name: 'ca', key: 'ca.crt' } } };
+
+  it('uses the webhook\'s own settings, and counts TLS settings only for https (in any case)', () => {
+    expect(webhookAuthPlan('sync', { url: 'HTTPS://hook.example:443/sync', ...ca }, [])).toMatchObject({ where: 'spec.hooks.sync.webhook', kinds: new Set(['ConfigMap']) });
+    expect(webhookAuthPlan('sync', { url: 'http://hook.example/sync', ...ca }, []).kinds).toEqual(new Set());
+  });
+
+  it('falls back to the first matching endpoint config', () => {
+    const plan = webhookAuthPlan('customize', { url: 'http://hook.example/c' }, [{ host: 'other' }, { host: 'hook.example', ...bearer }]);
+    expect(plan).toMatchObject({ where: 'spec.endpointConfigs[1]', kinds: new Set(['Secret']), auth: bearer });
   });
 });

@@ -6,7 +6,8 @@
  * reads them once, when the controller starts). A missing object or key fails that call with a
  * `HookError` naming namespace, name, key and the setting that refers to it; values are never quoted.
  */
-import type { KeyReference, ObjectReference, WebhookAuth } from '../api/controller-spec.ts';
+import type { EndpointConfig, KeyReference, ObjectReference, WebhookAuth } from '../api/controller-spec.ts';
+import { effectiveWebhookAuth } from '../api/endpoint-match.ts';
 import { HookError } from './hook-error.ts';
 
 /** The kinds of object credentials live in. */
@@ -51,6 +52,25 @@ export function credentialKindsOf(auth: WebhookAuth, https: boolean): Set<Creden
   if (auth.caBundle?.secretRef || auth.clientTLS) kinds.add('Secret');
   if (auth.caBundle?.configMapRef) kinds.add('ConfigMap');
   return kinds;
+}
+
+/** The TLS and auth settings in effect for one webhook, where they were written, and what they read. */
+export interface WebhookAuthPlan {
+  auth: WebhookAuth;
+  /** `spec.hooks.<hook>.webhook` or `spec.endpointConfigs[i]`, for messages. */
+  where: string;
+  kinds: Set<CredentialKind>;
+}
+
+/**
+ * Resolves a webhook's settings the way loom and `loom render` both must: its own when it sets any,
+ * else the first matching `endpointConfigs` entry; TLS settings count only for an https URL.
+ */
+export function webhookAuthPlan(hook: string, webhook: WebhookAuth & { url: string }, endpointConfigs: readonly EndpointConfig[]): WebhookAuthPlan {
+  const { auth, endpointConfigIndex } = effectiveWebhookAuth(webhook, endpointConfigs);
+  const where = endpointConfigIndex === undefined ? `spec.hooks.${hook}.webhook` : `spec.endpointConfigs[${endpointConfigIndex}]`;
+  const https = URL.canParse(webhook.url) && new URL(webhook.url).protocol === 'https:';
+  return { auth, where, kinds: credentialKindsOf(auth, https) };
 }
 
 /** Header values may not carry control characters (Node refuses them, and they would split the header). */
