@@ -10,7 +10,9 @@ import type { Logger } from 'pino';
 import {
   customizeRequest, decodeCustomizeResponse, objectKey, responseModeOf, type Hook, type KubeObject, type TypedObjects,
 } from '../api/index.ts';
-import { createRelatedIndex, fingerprintOf, relatedResourceKey, relatedSelection, selects, type RelatedSelection } from '../core/index.ts';
+import {
+  createRelatedIndex, fingerprintOf, relatedResourceKey, relatedSelection, selects, type NamespaceLabels, type RelatedIndex, type RelatedSelection,
+} from '../core/index.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { HookRunner } from '../hooks/index.ts';
 import type { InformerHandler, ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
@@ -79,31 +81,7 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
   };
   const namespaceLabels = (namespace: string) => watches.store(NAMESPACE_SELECTORS)?.get(namespace)?.metadata.labels ?? undefined;
 
-  const routeRelated = (resourceKey: string): InformerHandler => {
-    const parentsOf = (obj: KubeObject) => index.parentsSelecting(resourceKey, obj, namespaceLabels);
-    return {
-      onAdd: (obj) => enqueueAll(parentsOf(obj)),
-      onUpdate: (previous, current) => enqueueAll(new Set([...parentsOf(previous), ...parentsOf(current)])),
-      onDelete: (obj) => enqueueAll(parentsOf(obj)),
-    };
-  };
-  // A namespace's labels decide what namespace selectors pick in it.
-  const routeNamespaces: InformerHandler = {
-    onAdd: (ns) => enqueueAll(index.parentsOfNamespaceChange(undefined, ns.metadata.labels ?? {})),
-    onUpdate: (previous, current) => enqueueAll(index.parentsOfNamespaceChange(previous.metadata.labels ?? {}, current.metadata.labels ?? {})),
-    onDelete: (ns) => enqueueAll(index.parentsOfNamespaceChange(ns.metadata.labels ?? {}, undefined)),
-  };
-
-  const customize = async (parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> => {
-    const raw = await options.runner.call(customizeRequest({ controller: options.controller, parent }), signal);
-    const { response, ignoredFields } = decodeCustomizeResponse(raw, responseModeOf(options.hook));
-    if (ignoredFields.length > 0) options.logger.debug({ ignoredFields }, 'customize hook response had fields loom ignores');
-    return Promise.all(response.relatedResources.map(async (rule) => {
-      const type = await resolveRelated(host, rule.apiVersion, rule.resource);
-      const scope = { version: options.hook.version, parentNamespace: parent.metadata.namespace, namespaced: type.namespaced };
-      return { type, selection: relatedSelection(rule, scope) };
-    }));
-  };
+  const routes = routingHandlers(index, enqueueAll, namespaceLabels);
 
   const selectionsOf = async (parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> => {
     const uid = parent.metadata.uid ?? '';
@@ -112,7 +90,7 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
     if (cached && cached.version === version && cached.expiresAt > host.clock.now()) return cached.selections;
     const call = Symbol(uid);
     inFlight.set(uid, call);
-    const selections = await customize(parent, signal);
+    const selections = await askCustomize(options, parent, signal);
     if (inFlight.get(uid) !== call) return selections; // forgotten (deleted) or overtaken meanwhile
     inFlight.delete(uid);
     answers.set(uid, { version, expiresAt: host.clock.now() + CUSTOMIZE_TTL_MS, selections });
@@ -126,9 +104,9 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
    */
   const watchAll = async (selections: TypedSelection[]): Promise<void> => {
     const names = selections.map(({ type }) => relatedResourceKey(type));
-    for (const { type } of selections) watches.start(relatedResourceKey(type), type, routeRelated(relatedResourceKey(type)));
+    for (const { type } of selections) watches.start(relatedResourceKey(type), type, routes.related(relatedResourceKey(type)));
     if (selections.some(({ selection }) => selection.namespaceSelector)) {
-      watches.start(NAMESPACE_SELECTORS, await resolveRelated(host, NAMESPACES.apiVersion, NAMESPACES.resource), routeNamespaces);
+      watches.start(NAMESPACE_SELECTORS, await resolveRelated(host, NAMESPACES.apiVersion, NAMESPACES.resource), routes.namespaces);
       names.push(NAMESPACE_SELECTORS);
     }
     const { filling, stuck } = watches.progress(names);
@@ -167,6 +145,39 @@ function versionOf(parent: KubeObject): string {
   if (parent.metadata.generation !== undefined) return `generation ${parent.metadata.generation}`;
   const { resourceVersion: _rv, managedFields: _mf, ...metadata } = parent.metadata;
   return fingerprintOf({ ...parent, metadata, status: undefined });
+}
+
+/** Asks the customize hook about `parent` and checks its rules (§3.5), each with its type from discovery. */
+async function askCustomize(options: RelatedObjectsOptions, parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> {
+  const raw = await options.runner.call(customizeRequest({ controller: options.controller, parent }), signal);
+  const { response, ignoredFields } = decodeCustomizeResponse(raw, responseModeOf(options.hook));
+  if (ignoredFields.length > 0) options.logger.debug({ ignoredFields }, 'customize hook response had fields loom ignores');
+  return Promise.all(response.relatedResources.map(async (rule) => {
+    const type = await resolveRelated(options.host, rule.apiVersion, rule.resource);
+    const scope = { version: options.hook.version, parentNamespace: parent.metadata.namespace, namespaced: type.namespaced };
+    return { type, selection: relatedSelection(rule, scope) };
+  }));
+}
+
+/**
+ * The informer handlers that wake parents: a related object's change wakes the parents selecting it
+ * (before or after the change); a namespace's labels decide what namespace selectors pick in it.
+ */
+function routingHandlers(index: RelatedIndex, enqueueAll: (parents: Iterable<string>) => void, namespaceLabels: NamespaceLabels) {
+  const related = (resourceKey: string): InformerHandler => {
+    const parentsOf = (obj: KubeObject) => index.parentsSelecting(resourceKey, obj, namespaceLabels);
+    return {
+      onAdd: (obj) => enqueueAll(parentsOf(obj)),
+      onUpdate: (previous, current) => enqueueAll(new Set([...parentsOf(previous), ...parentsOf(current)])),
+      onDelete: (obj) => enqueueAll(parentsOf(obj)),
+    };
+  };
+  const namespaces: InformerHandler = {
+    onAdd: (ns) => enqueueAll(index.parentsOfNamespaceChange(undefined, ns.metadata.labels ?? {})),
+    onUpdate: (previous, current) => enqueueAll(index.parentsOfNamespaceChange(previous.metadata.labels ?? {}, current.metadata.labels ?? {})),
+    onDelete: (ns) => enqueueAll(index.parentsOfNamespaceChange(ns.metadata.labels ?? {}, undefined)),
+  };
+  return { related, namespaces };
 }
 
 /** The objects a selection can pick, through the store's indexes where the selection allows. */
