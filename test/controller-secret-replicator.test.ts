@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
-import { eventuallyGone, objectWhen, shelfManifest, startShelfHost, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
+import { eventuallyGone, secretHolding, shelfManifest, startShelfHost, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'secret-replicator';
 /** The shelf folder: `controllers/secret-replicator/`. */
@@ -63,10 +63,7 @@ const replicationWhen = (name: string, accept: (status: ReplicationStatus) => bo
   statusWhen(() => replication(name), accept, what);
 
 /** The copy in `namespace` once it holds `data` with `type`. */
-function copyWith(namespace: string, name: string, data: Record<string, string>, type = 'Opaque'): Promise<KubeObject> {
-  const holds = (copy: KubeObject) => copy.type === type && JSON.stringify(copy.data) === JSON.stringify(data);
-  return objectWhen(() => secret(namespace, name), holds, `the copy ${namespace}/${name} to hold ${type} ${JSON.stringify(data)}`);
-}
+const copyWith = (namespace: string, name: string, data: Record<string, string>, type?: string) => secretHolding(clients, { namespace, name }, data, type);
 
 beforeAll(async () => {
   clients = await testClients();

@@ -15,7 +15,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, testKubeConfig } from './support/cluster.ts';
 import { exampleManifests, startExample, type RunningExample } from './support/example-hook.ts';
 import { testClients, type TestClients } from './support/loom.ts';
-import { eventuallyGone, objectWhen, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
+import { eventuallyGone, secretHolding, statusWhen, stopAndDeleteParents } from './support/shelf.ts';
 
 const LABEL = 'example-secret-propagation';
 const EXAMPLE = 'secret-propagation';
@@ -58,10 +58,7 @@ const propagationWhen = (name: string, accept: (status: PropagationStatus) => bo
   statusWhen(() => clients.writer.get({ apiVersion: API_VERSION, kind: KIND, name }), accept, what);
 
 /** The copy in `namespace` once it holds `data` with `type`. */
-function copyWith(namespace: string, name: string, data: Record<string, string>, type = 'Opaque'): Promise<KubeObject> {
-  const holds = (copy: KubeObject) => copy.type === type && JSON.stringify(copy.data) === JSON.stringify(data);
-  return objectWhen(() => secret(namespace, name), holds, `the copy ${namespace}/${name} to hold ${type} ${JSON.stringify(data)}`);
-}
+const copyWith = (namespace: string, name: string, data: Record<string, string>, type?: string) => secretHolding(clients, { namespace, name }, data, type);
 
 beforeAll(async () => {
   clients = await testClients();

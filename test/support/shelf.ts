@@ -77,6 +77,13 @@ export async function eventuallyGone(read: () => Promise<KubeObject | undefined>
   await eventually(async () => ((await read()) ? undefined : true), what);
 }
 
+/** A Secret's copy, once it holds `data` with `type` (the replication and propagation tests). */
+export function secretHolding(clients: TestClients, at: { namespace: string; name: string }, data: Record<string, string>, type = 'Opaque'): Promise<KubeObject> {
+  const holds = (copy: KubeObject) => copy.type === type && JSON.stringify(copy.data) === JSON.stringify(data);
+  const read = () => clients.writer.get({ apiVersion: 'v1', kind: 'Secret', namespace: at.namespace, name: at.name });
+  return objectWhen(read, holds, `the copy ${at.namespace}/${at.name} to hold ${type} ${JSON.stringify(data)}`);
+}
+
 /** The object a controller reported on, as named in its events' `involvedObject`. */
 export interface InvolvedObject {
   kind: string;
