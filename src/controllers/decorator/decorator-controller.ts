@@ -6,7 +6,7 @@ import { decoratorFinalizer, groupOf, type DecoratorController } from '../../api
 import { childRefOf } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
-import type { InformerLease, ResourceType } from '../../kube/index.ts';
+import { typeKeyOf, type InformerLease, type ResourceType } from '../../kube/index.ts';
 import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
@@ -14,9 +14,8 @@ import { resolveResource, type Host } from '../host.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { DecoratorContext } from './context.ts';
 import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts';
-import { splitTargetKey, targetKey } from './target-key.ts';
+import { targetAt, targetKey } from './target-key.ts';
 import { syncTarget } from './sync-target.ts';
-import { typeKeyOf } from '../../kube/index.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
 
@@ -84,10 +83,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
     host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue,
     reconcile: (key, signal, logger) => syncTarget({ ...ctx, logger }, key, signal),
     keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),
-    objectOf: (key) => {
-      const { typeKey, storeKey } = splitTargetKey(key);
-      return ctx.targets.find((t) => typeKeyOf(t.type) === typeKey)?.store.get(storeKey);
-    },
+    objectOf: (key) => targetAt(ctx.targets, key).cached,
     resyncPeriodMs: period === undefined ? undefined : period * 1000,
     release() {
       for (const off of unsubscribe) off();

@@ -10,15 +10,15 @@ import {
 } from '../../core/index.ts';
 import { errorChain, type ReconcileResult } from '../../engine/index.ts';
 import { callHook } from '../call-hook.ts';
-import { isNotFound, typeKeyOf } from '../../kube/index.ts';
+import { isNotFound } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
-import type { DecoratorContext, TargetType } from './context.ts';
-import { splitTargetKey } from './target-key.ts';
+import type { DecoratorContext } from './context.ts';
+import { targetAt } from './target-key.ts';
 
 /** Syncs the target queued under `key`; a target that is gone needs nothing. */
 export async function syncTarget(ctx: DecoratorContext, key: string, signal: AbortSignal): Promise<ReconcileResult> {
-  const { target, cached } = lookUp(ctx, key);
+  const { target, cached } = targetAt(ctx.targets, key);
   if (!target || !cached) return {};
   const lifecycle = decideLifecycle({
     parent: cached, finalizer: ctx.finalizer, hasFinalizeHook: ctx.controller.spec.hooks.finalize !== undefined,
@@ -39,13 +39,6 @@ export async function syncTarget(ctx: DecoratorContext, key: string, signal: Abo
   const failures = after.manageChildren ? await manageChildren({ ...ctx, types: ctx.attachments }, desired, observed) : [];
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} attachment write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
-}
-
-/** The target type and the cached target a queue key names. */
-function lookUp(ctx: DecoratorContext, key: string): { target?: TargetType | undefined; cached?: KubeObject | undefined } {
-  const { typeKey, storeKey } = splitTargetKey(key);
-  const target = ctx.targets.find((t) => typeKeyOf(t.type) === typeKey);
-  return { target, cached: target?.store.get(storeKey) };
 }
 
 /** The attachments of `target`: objects it controls that carry this decorator's annotation. */

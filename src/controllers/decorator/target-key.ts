@@ -3,7 +3,7 @@
  * well as the object: `<apiVersion>/<resource> <namespace>/<name>` (a resource key has no space).
  */
 import { objectKey, type KubeObject } from '../../api/index.ts';
-import { typeKeyOf, type ResourceType } from '../../kube/index.ts';
+import { typeKeyOf, type ReadonlyObjectStore, type ResourceType } from '../../kube/index.ts';
 
 /** The queue key of `target`, an object of `type`. */
 export function targetKey(type: ResourceType, target: KubeObject): string {
@@ -11,7 +11,14 @@ export function targetKey(type: ResourceType, target: KubeObject): string {
 }
 
 /** The resource key and the store key a queue key is made of. */
-export function splitTargetKey(key: string): { typeKey: string; storeKey: string } {
+function splitTargetKey(key: string): { typeKey: string; storeKey: string } {
   const space = key.indexOf(' ');
   return { typeKey: key.slice(0, space), storeKey: key.slice(space + 1) };
+}
+
+/** The target type a queue key names among `targets`, and its cached object (either may be gone). */
+export function targetAt<T extends { type: ResourceType; store: ReadonlyObjectStore }>(targets: readonly T[], key: string): { target?: T | undefined; cached?: KubeObject | undefined } {
+  const { typeKey, storeKey } = splitTargetKey(key);
+  const target = targets.find((t) => typeKeyOf(t.type) === typeKey);
+  return { target, cached: target?.store.get(storeKey) };
 }
