@@ -1,8 +1,9 @@
 /**
  * The parent lifecycle of a CompositeController on the real control plane (contract §3.1, §3.2, §5.4):
  * `resyncAfterSeconds` brings a delayed sync with no change to the parent, a finalize hook holds a
- * deleted parent with the controller's finalizer until it answers `finalized: true`, and the hook
- * version decides how the `children` map is keyed.
+ * deleted parent with the controller's finalizer until it answers `finalized: true`, the hook
+ * version decides how the `children` map is keyed, and a status write that meets a newer parent is
+ * retried rather than lost.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,17 +62,31 @@ const answers: Record<string, (req: HookRequest) => object> = {
     : { status: { phase: 'ok' }, children: [], finalized: false, resyncAfterSeconds: 1 }),
   'v1/sync': (req) => ({ status: { phase: 'ok' }, children: [configMapFor(req.parent)] }),
   'v2/sync': (req) => ({ status: { phase: 'ok' }, children: [configMapFor(req.parent)] }),
+  'stale/sync': () => ({ status: { phase: 'ok' }, children: [] }),
+};
+
+/**
+ * Before answering its first call, the `stale` hook writes the parent's status itself, so the parent
+ * loom holds is one version behind when it writes the hook's status.
+ */
+const beforeAnswer: Record<string, (req: HookRequest) => Promise<void>> = {
+  'stale/sync': async (req) => {
+    if (callsTo('stale/sync', req.parent.metadata.name!).length > 1) return;
+    const current = await clients.writer.get(parentRef(req.parent.metadata.name!));
+    await clients.writer.replaceStatus({ ...current!, status: { phase: 'written-by-someone-else' } });
+  },
 };
 
 function startHook(): FastifyInstance {
   const server = Fastify();
-  server.post<{ Params: { kase: string; hook: string } }>('/:kase/:hook', (request, reply) => {
+  server.post<{ Params: { kase: string; hook: string } }>('/:kase/:hook', async (request, reply) => {
     const path = `${request.params.kase}/${request.params.hook}`;
     const req = request.body as HookRequest;
     calls.push({
       path, parent: req.parent.metadata.name!, resourceVersion: req.parent.metadata.resourceVersion,
       finalizing: req.finalizing, children: req.children,
     });
+    await beforeAnswer[path]?.(req);
     const answer = answers[path];
     return answer ? answer(req) : reply.code(404).send({ error: `no route ${path}` });
   });
@@ -79,12 +94,12 @@ function startHook(): FastifyInstance {
 }
 
 /** A CompositeController for one case; it handles only parents labelled `case=<kase>`. */
-function controller(kase: string, hooks: Record<string, object>): KubeObject {
+function controller(kase: string, hooks: Record<string, object>, parentOptions: object = {}): KubeObject {
   return {
     apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
     metadata: { name: `lifecycle-${kase}`, labels: { 'loom-test': LABEL } },
     spec: {
-      parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: PARENT.plural, labelSelector: { matchLabels: { case: kase } } },
+      parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: PARENT.plural, labelSelector: { matchLabels: { case: kase } }, ...parentOptions },
       childResources: [{ apiVersion: 'v1', resource: 'configmaps' }],
       hooks,
     },
@@ -104,6 +119,7 @@ beforeAll(async () => {
   await clients.apply(controller('finalize', { sync: webhook('finalize', 'sync'), finalize: webhook('finalize', 'finalize') }));
   await clients.apply(controller('v1', { sync: webhook('v1', 'sync', 'v1') }));
   await clients.apply(controller('v2', { sync: webhook('v2', 'sync', 'v2') }));
+  await clients.apply(controller('stale', { sync: webhook('stale', 'sync') }, { ignoreStatusChanges: true }));
 });
 
 afterAll(async () => {
@@ -168,5 +184,19 @@ describe('CompositeController parent lifecycle', () => {
       .map((c) => c.children['ConfigMap.v1'] ?? {}).find((m) => Object.keys(m).length > 0)), `a ${version} sync call that observes the child`);
     expect(Object.keys(seen)).toEqual([key(namespace, `${name}-cm`)]);
     expect(Object.values(seen)[0]?.metadata.name).toBe(`${name}-cm`);
+  });
+
+  it('writes the status again after a Conflict, even when ignoreStatusChanges hides the newer parent', async () => {
+    await clients.apply(parent('stale', 'stale'));
+    // The first status write meets a newer parent (Conflict). The event for that newer parent is a
+    // status-only change, filtered out by ignoreStatusChanges: only a retry of the sync writes `ok`.
+    const written = await eventually(async () => {
+      const current = await clients.writer.get(parentRef('stale'));
+      return (current?.status as { phase?: string } | undefined)?.phase === 'ok' ? current : undefined;
+    }, 'the hook status to replace the status written meanwhile', 15_000);
+    expect(written.status).toMatchObject({ phase: 'ok' });
+    const versions = callsTo('stale/sync', 'stale').map((c) => c.resourceVersion);
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+    expect(versions[1]).not.toBe(versions[0]);
   });
 });

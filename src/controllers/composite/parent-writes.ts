@@ -10,8 +10,9 @@ import type { CompositeContext } from './context.ts';
 
 /**
  * Writes `.status` = the hook's status plus `observedGeneration` when it differs from the cached one.
- * NotFound (parent gone) and Conflict (a newer parent is on its way through the watch, and will be
- * synced again) are expected and dropped.
+ * NotFound (parent gone) needs nothing. A Conflict (our cached parent was behind) goes up as is: the
+ * engine retries it quietly. Dropping it would lose the status for good when the newer parent differs
+ * only in status and `ignoreStatusChanges` filters that event out.
  */
 export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hookStatus: { [key: string]: Json } | null): Promise<void> {
   // A built-in type's status belongs to Kubernetes' own controllers (a Namespace's phase, a
@@ -27,7 +28,8 @@ export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hoo
     await ctx.host.writer.replaceStatus({ ...parent, status });
     ctx.host.metrics.applied(ctx.labels, 'status');
   } catch (err) {
-    if (isNotFound(err) || isConflict(err)) return;
+    if (isNotFound(err)) return;
+    if (isConflict(err)) throw err;
     throw new Error('could not write the parent status', { cause: err });
   }
 }
