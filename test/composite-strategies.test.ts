@@ -1,13 +1,15 @@
 /**
  * Child update methods (contract §4.4) in both apply strategies (§4.2, §4.3) against the real control
- * plane: `OnDelete` never touches an existing child, `Recreate` replaces it with a new object, `InPlace`
- * updates the same object, keeping fields others set.
+ * plane: `OnDelete` never touches an existing child, `Recreate` replaces it with a new object (and
+ * keeps it when the API server rejects the desired state), `InPlace` updates the same object, keeping
+ * fields others set.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { syncErrorMessages } from './support/shelf.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'strategies';
@@ -22,7 +24,8 @@ type Mode = (typeof MODES)[number]['mode'];
 type Method = (typeof METHODS)[number];
 
 interface SyncRequest {
-  parent: KubeObject & { spec: { color: string } };
+  /** A colour that is not a string makes a ConfigMap the API server rejects. */
+  parent: KubeObject & { spec: { color: string | number } };
 }
 
 let clients: TestClients;
@@ -77,7 +80,7 @@ const childRef = (parent: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', nam
 const colorOf = (obj: KubeObject | undefined, field: 'data' | 'status'): string | undefined =>
   (obj?.[field] as { color?: string } | undefined)?.color;
 
-function applyParent(name: string, strategy: string, color: string): Promise<KubeObject> {
+function applyParent(name: string, strategy: string, color: string | number): Promise<KubeObject> {
   return clients.apply({
     ...parentRef(name),
     metadata: { name, namespace, labels: { strategy } },
@@ -136,6 +139,19 @@ describe.each(MODES)('update methods with $applyStrategy', ({ mode }) => {
     const blue = await childWith(name, 'blue', red.metadata.uid);
     expect(blue.metadata.ownerReferences?.map((ref) => ref.name)).toEqual([name]);
     await statusShows(name, 'blue');
+  });
+
+  it('Recreate keeps the child when the desired state is invalid: SyncError, nothing deleted', async () => {
+    const name = `${mode}-recreate-invalid`;
+    await applyParent(name, strategy('Recreate'), 'red');
+    const red = await childWith(name, 'red');
+    // ConfigMap data values must be strings: the dry run is refused, so the red child must stay.
+    await applyParent(name, strategy('Recreate'), 7);
+    const messages = await syncErrorMessages(clients, { kind, name });
+    expect(messages.join('\n')).toMatch(/the dry run of desired ConfigMap .*-config failed, so the old one was kept: .*data\.color: expected string/);
+    const kept = await clients.writer.get(childRef(name));
+    expect(kept?.metadata.uid).toBe(red.metadata.uid);
+    expect(kept?.data).toEqual({ color: 'red' });
   });
 
   it('InPlace updates the same child and keeps the fields others set', async () => {

@@ -7,7 +7,7 @@ import type { KubeObject } from '../api/object.ts';
 import { canonicalJson, LAST_APPLIED_ANNOTATION } from '../api/index.ts';
 import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
-import { isAlreadyExists, isConflict, isNotFound, KubeApiError, type ObjectWriter } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, isNotFound, type ObjectWriter } from '../kube/index.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
 export interface AppliedRecords {
@@ -60,21 +60,30 @@ async function applyAndRecord(options: ExecutePlanOptions, child: ChildRef, obje
 }
 
 /**
- * Server-side-apply recreate (contract §4.3): dry-run first; an invalid desired state (400/403/422)
- * never deletes anything, and a dry run that changes nothing means there is nothing to recreate.
+ * Recreate (contract §4.3): a server-side dry-run apply of the desired state comes first, in both
+ * apply strategies, and any failure of it keeps the old child: an invalid desired state never deletes
+ * anything. (The API server refuses an invalid apply with 400 or 422, but a wrongly typed field with
+ * 500 "failed to create typed patch object", so the status code alone does not tell.) Metacontroller
+ * dry-runs only with server-side apply; loom also does before a dynamic-apply recreate, as a delete
+ * followed by a rejected create would lose the child.
  */
-async function recreateAfterDryRun(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
-  const observed = options.observedOf(decision.child);
-  let dryRun: KubeObject;
+async function dryRunApply(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<KubeObject> {
   try {
-    dryRun = await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
+    return await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
   } catch (err) {
-    if (err instanceof KubeApiError && [400, 403, 422].includes(err.status)) {
-      throw new Error(`desired ${decision.child.kind} ${decision.child.name} is invalid; not recreating it`, { cause: err });
-    }
-    throw err;
+    throw new Error(`the dry run of desired ${decision.child.kind} ${decision.child.name} failed, so the old one was kept`, { cause: err });
   }
-  if (observed && dryRun.metadata.uid === observed.metadata.uid && comparable(dryRun) === comparable(observed)) {
+}
+
+/**
+ * Deletes an out-of-date child once its desired state passed a dry run; a later sync creates it anew.
+ * With server-side apply the decision only means "the apply record does not vouch for it", so a dry
+ * run that changes nothing means there is nothing to recreate.
+ */
+async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
+  const dryRun = await dryRunApply(options, decision);
+  const observed = options.observedOf(decision.child);
+  if (options.applyStrategy === 'server-side-apply' && observed && dryRun.metadata.uid === observed.metadata.uid && comparable(dryRun) === comparable(observed)) {
     // Nothing to recreate. Remember it, so the next sync skips even the dry run.
     const record = appliedRecordOf(observed, fingerprintOf(decision.desired));
     if (record) options.records.set(childKey(decision.child), record);
@@ -115,8 +124,7 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
       await update(options, decision);
       return true;
     case 'recreate':
-      if (options.applyStrategy === 'server-side-apply') return recreateAfterDryRun(options, decision);
-      return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+      return recreate(options, decision);
   }
 }
 

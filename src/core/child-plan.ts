@@ -73,9 +73,10 @@ export interface ApplyUpdateDecision {
 
 /**
  * Delete an out-of-date child now (UID precondition, background propagation); it is created again by
- * a later sync. In server-side-apply mode this only means "the apply record does not vouch for it":
- * the caller must first dry-run apply `desired` and delete only if the result differs from observed,
- * skipping the child when the dry run is rejected (400/403) — contract §4.3.
+ * a later sync. The caller must first dry-run apply `desired`, in either apply strategy, and keep the
+ * child when the dry run fails: an invalid desired state never deletes anything.
+ * In server-side-apply mode the decision only means "the apply record does not vouch for it", so the
+ * caller deletes only if the dry run's result differs from observed — contract §4.3.
  */
 export interface RecreateDecision {
   action: 'recreate';
