@@ -1,7 +1,8 @@
 /**
- * What loom's bounds cost a JSONata hook. One `web-app` sync expression (a WebApp parent → Deployment,
- * Service and PodDisruptionBudget, status rolled up from the observed Deployment) evaluated for a parent
- * with its 3 children observed, one evaluation at a time on one thread, two ways:
+ * What loom's bounds cost a JSONata hook. The shipped `web-app` sync expression
+ * (`controllers/web-app/controller.yaml`: a WebApp → Deployment, Service and PodDisruptionBudget, status
+ * rolled up from the observed Deployment) evaluated on its golden request with all 3 children observed
+ * (`testdata/observed-ready.json`), one evaluation at a time on one thread, two ways:
  * - baseline: plain `jsonata` evaluate of the same expression, with loom's helpers registered;
  * - loom: the bounded runner's `call()` (time and depth budget, abort check, result as plain JSON).
  * Prints evaluations per second and p50/p99 latency of each, and the ratio. Rounds alternate between the
@@ -10,6 +11,8 @@
  * Run with `npm run bench:jsonata [-- evaluationsPerRound rounds]` (default 20000 5); `taskset -c 0`
  * pins it to one core.
  */
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
 import jsonata from 'jsonata';
 import { compileJsonataHook } from '../src/hooks/index.ts';
 import { JSONATA_HELPERS } from '../src/hooks/jsonata-helpers.ts';
@@ -18,92 +21,11 @@ const perRound = Number(process.argv[2] ?? 20_000);
 const rounds = Number(process.argv[3] ?? 5);
 const WARMUP = 5_000;
 
-const EXPRESSION = `(
-  $name := parent.metadata.name;
-  $spec := parent.spec;
-  $port := $exists($spec.port) ? $spec.port : 8080;
-  $labels := { "app.kubernetes.io/name": $name, "app.kubernetes.io/managed-by": "loom" };
-  $deployment := $child(children, "Deployment.apps/v1", $name);
-  $available := $deployment.status.conditions[type = "Available"];
-  {
-    "children": [
-      {
-        "apiVersion": "apps/v1", "kind": "Deployment",
-        "metadata": { "name": $name, "labels": $labels },
-        "spec": {
-          "replicas": $exists($spec.replicas) ? $spec.replicas : 1,
-          "selector": { "matchLabels": $labels },
-          "template": {
-            "metadata": { "labels": $labels, "annotations": { "loom.dev/config-hash": $hash($spec.env) } },
-            "spec": { "containers": [{
-              "name": "web", "image": $spec.image,
-              "ports": [{ "name": "http", "containerPort": $port }],
-              "env": $each($spec.env, function($value, $key) { { "name": $key, "value": $value } })
-            }] }
-          }
-        }
-      },
-      {
-        "apiVersion": "v1", "kind": "Service",
-        "metadata": { "name": $name, "labels": $labels },
-        "spec": { "selector": $labels, "ports": [{ "name": "http", "port": 80, "targetPort": $port }] }
-      },
-      {
-        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-        "metadata": { "name": $dnsName($name, "pdb"), "labels": $labels },
-        "spec": { "minAvailable": $exists($spec.minAvailable) ? $spec.minAvailable : 1, "selector": { "matchLabels": $labels } }
-      }
-    ],
-    "status": {
-      "observedGeneration": parent.metadata.generation,
-      "replicas": $exists($deployment.status.replicas) ? $deployment.status.replicas : 0,
-      "readyReplicas": $exists($deployment.status.readyReplicas) ? $deployment.status.readyReplicas : 0,
-      "available": $available.status = "True",
-      "message": $available.message,
-      "children": $count($keys(children."Deployment.apps/v1")) + $count($keys(children."Service.v1")) + $count($keys(children."PodDisruptionBudget.policy/v1"))
-    }
-  }
-)`;
-
-const labels = { 'app.kubernetes.io/name': 'web', 'app.kubernetes.io/managed-by': 'loom' };
-function observed(apiVersion: string, kind: string, name: string, body: object): object {
-  return {
-    apiVersion, kind, ...body,
-    metadata: {
-      name, namespace: 'default', uid: `${kind.toLowerCase()}-uid`, resourceVersion: '4711', generation: 2, labels,
-      creationTimestamp: '2025-01-01T00:00:00Z',
-      ownerReferences: [{ apiVersion: 'apps.example.com/v1', kind: 'WebApp', name: 'web', uid: 'parent-uid', controller: true, blockOwnerDeletion: true }],
-      managedFields: [{ manager: 'loom', operation: 'Apply', apiVersion, time: '2025-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': {} } }],
-    },
-  };
-}
-
-const REQUEST = {
-  controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'web-app' }, spec: { generateSelector: true } },
-  parent: {
-    apiVersion: 'apps.example.com/v1', kind: 'WebApp',
-    metadata: { name: 'web', namespace: 'default', uid: 'parent-uid', generation: 3, resourceVersion: '4700' },
-    spec: { image: 'nginx:1.27', replicas: 3, port: 8080, minAvailable: 2, env: { LOG_LEVEL: 'info', MODE: 'production', REGION: 'eu-west-1' } },
-  },
-  children: {
-    'Deployment.apps/v1': {
-      web: observed('apps/v1', 'Deployment', 'web', {
-        spec: { replicas: 3 },
-        status: {
-          observedGeneration: 2, replicas: 3, readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2,
-          conditions: [
-            { type: 'Available', status: 'True', reason: 'MinimumReplicasAvailable', message: 'Deployment has minimum availability.' },
-            { type: 'Progressing', status: 'True', reason: 'NewReplicaSetAvailable', message: 'ReplicaSet "web-5d9c" has successfully progressed.' },
-          ],
-        },
-      }),
-    },
-    'Service.v1': { web: observed('v1', 'Service', 'web', { spec: { clusterIP: '10.0.0.10', ports: [{ name: 'http', port: 80, targetPort: 8080 }] } }) },
-    'PodDisruptionBudget.policy/v1': { 'web-pdb': observed('policy/v1', 'PodDisruptionBudget', 'web-pdb', { spec: { minAvailable: 2 }, status: { currentHealthy: 2 } }) },
-  },
-  related: {},
-  finalizing: false,
-};
+/** The expression `kubectl apply` deploys, and the golden request of a WebApp whose 3 children are all observed. */
+const webApp = new URL('../controllers/web-app/', import.meta.url);
+const manifest = load(readFileSync(new URL('controller.yaml', webApp), 'utf8')) as { spec: { hooks: { sync: { jsonata: { expression: string } } } } };
+const EXPRESSION = manifest.spec.hooks.sync.jsonata.expression;
+const REQUEST = (JSON.parse(readFileSync(new URL('testdata/observed-ready.json', webApp), 'utf8')) as { request: object }).request;
 
 interface Round { perSecond: number; latenciesMs: number[] }
 
