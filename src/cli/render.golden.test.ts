@@ -16,7 +16,7 @@ const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 interface GoldenCase {
   /** Folder under testdata/render. */
-  dir: 'jsonata' | 'webhook' | 'module';
+  dir: 'jsonata' | 'webhook' | 'module' | 'sdk-module';
   /** Name of the expected files. */
   golden: string;
   args: string[];
@@ -26,6 +26,7 @@ const jsonata = ['--controller', 'controller.yaml', '--parent', 'parent.yaml', '
 const webhook = ['--controller', 'controller.yaml', '--parent', 'parent.yaml'];
 const finalize = ['--controller', 'controller.yaml', '--parent', 'parent-deleting.yaml'];
 const decorator = ['--controller', 'controller.yaml', '--parent', 'service.yaml', '--hook-module', 'hook.ts'];
+const sdkComposite = [...webhook, '--hook-module', 'hook.ts'];
 const observed = ['--observed', 'observed.yaml'];
 
 const CASES: GoldenCase[] = [
@@ -38,6 +39,8 @@ const CASES: GoldenCase[] = [
   { dir: 'webhook', golden: 'out-finalize-observed', args: [...finalize, ...observed] },
   { dir: 'module', golden: 'out', args: decorator },
   { dir: 'module', golden: 'out-observed', args: [...decorator, ...observed] },
+  { dir: 'sdk-module', golden: 'out', args: sdkComposite },
+  { dir: 'sdk-module', golden: 'out-observed', args: [...sdkComposite, ...observed] },
 ];
 
 let server: FastifyInstance;
