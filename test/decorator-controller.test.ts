@@ -1,8 +1,8 @@
 /**
- * DecoratorController on the real control plane (contract §2, §3.3): a built-in target (StatefulSet,
- * v2 keys) and a cluster-scoped one (Namespace, v1 keys) get labels and annotations merged (`null`
- * deletes), attachments owned by the target and stamped with the decorator's name, and the
- * decorator's finalizer; opting out and deleting call the finalize hook, which lets go. A CRD target's
+ * DecoratorController on the real control plane (contract §2, §3.3): a built-in namespaced target
+ * (StatefulSet) and a cluster-scoped one (Namespace), both with v2 hooks, get labels and annotations
+ * merged (`null` deletes), attachments owned by the target and stamped with the decorator's name, and
+ * the decorator's finalizer; opting out and deleting call the finalize hook, which lets go. A CRD target's
  * status is replaced by the hook's; an invalid answer fails the sync with a SyncError and writes nothing.
  *
  * The hooks are JSONata, so each answer is computed from the request alone: the target's
@@ -62,6 +62,7 @@ const statefulSet = (name: string, labels: Record<string, string>): KubeObject =
 const get = (apiVersion: string, kind: string, name: string, ns: string | undefined = namespace) =>
   clients.writer.get({ apiVersion, kind, namespace: ns, name });
 const getSts = (name: string) => get('apps/v1', 'StatefulSet', name);
+const getNs = (name: string) => get('v1', 'Namespace', name, undefined);
 
 /** Waits until `probe` holds for the object. */
 function until(read: () => Promise<KubeObject | undefined>, holds: (obj: KubeObject) => boolean, what: string): Promise<KubeObject> {
@@ -71,13 +72,21 @@ function until(read: () => Promise<KubeObject | undefined>, holds: (obj: KubeObj
   }, what);
 }
 
+/** A new Namespace that opts in to `decorate-ns`, once decorated and carrying the finalizer; returns its name. */
+async function decoratedNamespace(prefix: string): Promise<string> {
+  const ns = await createTestNamespace(testKubeConfig(), prefix);
+  await clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, annotations: { 'loom-test/decorate': 'yes' } } });
+  await until(() => getNs(ns), (o) => o.metadata.annotations?.['seen-attachments'] !== undefined && (o.metadata.finalizers ?? []).length > 0, `Namespace ${ns} to be decorated`);
+  return ns;
+}
+
 beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, KIND);
   loom = await startTestLoom(LABEL);
   await clients.apply(decorator('decorate-sts', { apiVersion: 'apps/v1', resource: 'statefulsets', labelSelector: { matchLabels: { decorate: 'yes' } } }, 'v2'));
-  await clients.apply(decorator('decorate-ns', { apiVersion: 'v1', resource: 'namespaces', annotationSelector: { matchAnnotations: { 'loom-test/decorate': 'yes' } } }, 'v1'));
+  await clients.apply(decorator('decorate-ns', { apiVersion: 'v1', resource: 'namespaces', annotationSelector: { matchAnnotations: { 'loom-test/decorate': 'yes' } } }, 'v2'));
   await clients.apply(decorator('decorate-crd', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchExpressions: [{ key: 'bad', operator: 'DoesNotExist' }, { key: 'related', operator: 'DoesNotExist' }] } }, 'v2'));
   const related = decorator('decorate-related', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { related: 'yes' } } }, 'v2');
   await clients.apply({ ...related, spec: { ...related.spec as object, hooks: {
@@ -122,14 +131,32 @@ describe('DecoratorController', () => {
     await eventually(async () => ((await getSts('doomed')) === undefined) || undefined, 'the StatefulSet to be gone');
   });
 
-  it('decorates a cluster-scoped Namespace selected by annotation, with v1 keys', async () => {
-    const ns = await createTestNamespace(testKubeConfig(), 'decorated');
-    await clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, annotations: { 'loom-test/decorate': 'yes' } } });
-    const decorated = await until(() => get('v1', 'Namespace', ns, undefined), (o) => o.metadata.annotations?.['seen-attachments'] !== undefined, 'the Namespace to be decorated');
+  it('decorates a cluster-scoped Namespace selected by annotation, with v2 keys and the finalizer', async () => {
+    const ns = await decoratedNamespace('decorated');
+    const decorated = (await getNs(ns))!;
     expect(decorated.metadata.labels?.decorated).toBe('true');
     expect(decorated.metadata.annotations?.['seen-attachments']).toBe(`${ns}/${ns}-info`);
+    expect(decorated.metadata.finalizers).toEqual(['metacontroller.io/decoratorcontroller-decorate-ns']);
     const info = await get('v1', 'ConfigMap', `${ns}-info`, ns);
-    expect(info?.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Namespace', name: ns, uid: decorated.metadata.uid, controller: true });
+    expect(info?.data).toEqual({ kind: 'Namespace' });
+    expect(info?.metadata.annotations?.[ANNOTATION]).toBe('decorate-ns');
+    expect(info?.metadata.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Namespace', name: ns, uid: decorated.metadata.uid, controller: true, blockOwnerDeletion: true }]);
+  });
+
+  it('finalizes a Namespace that opts out: its attachment is deleted, its label and the finalizer removed', async () => {
+    const ns = await decoratedNamespace('opt-out-ns');
+    await eventually(() => get('v1', 'ConfigMap', `${ns}-info`, ns), 'the attachment');
+    await clients.writer.patchJson({ apiVersion: 'v1', kind: 'Namespace', name: ns }, [{ op: 'replace', path: '/metadata/annotations/loom-test~1decorate', value: 'no' }]);
+    const after = await until(() => getNs(ns), (o) => !o.metadata.finalizers?.length, 'the finalizer to go');
+    expect(after.metadata.labels?.decorated).toBeUndefined();
+    await eventually(async () => ((await get('v1', 'ConfigMap', `${ns}-info`, ns)) === undefined) || undefined, 'the attachment to be deleted');
+  });
+
+  it('finalizes a deleted Namespace, which then goes', async () => {
+    const ns = await decoratedNamespace('doomed-ns');
+    await clients.writer.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
+    // The namespace controller empties the Namespace; only loom can remove its own finalizer after that.
+    await eventually(async () => ((await getNs(ns)) === undefined) || undefined, 'the Namespace to be gone', 45_000);
   });
 
   it('replaces the status of a CRD target with the hook\'s', async () => {
