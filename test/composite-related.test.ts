@@ -4,9 +4,10 @@
  * gaining a label bringing its objects in, and a related object's change waking exactly the parents
  * that select it while customize is asked once per parent generation.
  *
- * Two JSONata controllers (hook versions v1 and v2) answer customize with the parent's `spec.rules`
- * and write the keys of the related objects they were given into the parent's status; a webhook
- * controller counts its calls per parent for the routing case.
+ * JSONata controllers (hook versions v1 and v2 on a namespaced parent, v1 on a cluster-scoped one,
+ * where v1 may look beyond one namespace) answer customize with the parent's `spec.rules` and write
+ * the keys of the related objects they were given into the parent's status; a webhook controller
+ * counts its calls per parent for the routing case.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +18,7 @@ import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-c
 
 const LABEL = 'related';
 const KIND = TEST_PARENT_KINDS.related;
+const CLUSTER_KIND = TEST_PARENT_KINDS.clusterRelated;
 const PICK = 'related-test/pick';
 const TEAM = 'related-test/team';
 const GROUP = 'related-test/group';
@@ -36,13 +38,14 @@ let blue: string;
 const syncCalls: { parent: string; related: string[] }[] = [];
 const customizeCalls: string[] = [];
 
-function controller(name: string, hooks: object, mode: string, ignoreStatusChanges = false): KubeObject {
+/** `plural`: the parent type, by default the namespaced one. */
+function controller(name: string, hooks: object, mode: string, { ignoreStatusChanges = false, plural = KIND.plural }: { ignoreStatusChanges?: boolean; plural?: string } = {}): KubeObject {
   return {
     apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
     metadata: { name, labels: { 'loom-test': LABEL } },
     spec: {
       generateSelector: true,
-      parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { mode } }, ignoreStatusChanges },
+      parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: plural, labelSelector: { matchLabels: { mode } }, ignoreStatusChanges },
       childResources: [{ apiVersion: 'v1', resource: 'configmaps' }],
       hooks,
     },
@@ -76,15 +79,23 @@ const configMap = (namespace: string, name: string, labels: Record<string, strin
 const parent = (name: string, mode: string, rules: RelatedResourceRule[]) =>
   clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace: home, labels: { mode } }, spec: { rules } });
 
-async function relatedStatus(name: string): Promise<Record<string, string[]> | undefined> {
-  const p = await clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, namespace: home, name });
+/** A cluster-scoped parent, taken by the v1 controller of that type. */
+const clusterParent = (name: string, rules: RelatedResourceRule[]) =>
+  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: CLUSTER_KIND.kind, metadata: { name, labels: { mode: 'v1' } }, spec: { rules } });
+
+/** Where a parent lives: in `home`, or cluster-scoped. */
+type Scope = 'namespaced' | 'cluster';
+
+async function relatedStatus(name: string, scope: Scope = 'namespaced'): Promise<Record<string, string[]> | undefined> {
+  const ref = scope === 'cluster' ? { kind: CLUSTER_KIND.kind, name } : { kind: KIND.kind, namespace: home, name };
+  const p = await clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, ...ref });
   return (p?.status as { related?: Record<string, string[]> } | undefined)?.related;
 }
 
 /** Waits until parent `name` reports exactly `expected`. */
-const relatedBecomes = (name: string, expected: Record<string, string[]>) =>
+const relatedBecomes = (name: string, expected: Record<string, string[]>, scope: Scope = 'namespaced') =>
   eventually(async () => {
-    const status = await relatedStatus(name);
+    const status = await relatedStatus(name, scope);
     return JSON.stringify(status) === JSON.stringify(expected) ? status : undefined;
   }, `${name} to report ${JSON.stringify(expected)}`);
 
@@ -103,6 +114,7 @@ beforeAll(async () => {
   [home, other, blue] = await Promise.all([createTestNamespace(kc, 'related-home'), createTestNamespace(kc, 'related-other'), createTestNamespace(kc, 'related-blue')]);
   await clients.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: blue, labels: { [TEAM]: 'blue' } } });
   await createParentCrd(clients, KIND);
+  await createParentCrd(clients, CLUSTER_KIND);
   await Promise.all([
     configMap(home, 'h1', { [PICK]: 'yes' }), configMap(home, 'h2', { [PICK]: 'no' }),
     configMap(other, 'o1', { [PICK]: 'yes' }), configMap(blue, 'b1', { [PICK]: 'yes' }),
@@ -114,7 +126,8 @@ beforeAll(async () => {
   await clients.apply(controller('related-count', {
     customize: { version: 'v2', webhook: { url: `${url}/customize` } },
     sync: { version: 'v2', webhook: { url: `${url}/sync` } },
-  }, 'count', true));
+  }, 'count', { ignoreStatusChanges: true }));
+  await clients.apply(controller('related-v1-cluster', jsonataHooks('v1'), 'v1', { plural: CLUSTER_KIND.plural }));
 });
 
 afterAll(async () => {
@@ -138,6 +151,17 @@ describe('customize and related objects', () => {
   ])('selects by %s', async (_, name, rules, expected) => {
     await parent(name, name.slice(0, 2), rules());
     expect(await relatedBecomes(name, expected())).toEqual(expected());
+  });
+
+  // v1 keys objects of a cluster-scoped parent as namespace/name, and lets it look in any namespace.
+  it.each([
+    ['namespace and names', 'v1c-names', () => [{ ...configMaps, namespace: other, names: ['o1'] }], () => ({ 'ConfigMap.v1': [`${other}/o1`] })],
+    ['label selector in one namespace', 'v1c-labels-ns', () => [{ ...configMaps, namespace: other, labelSelector: picked }], () => ({ 'ConfigMap.v1': [`${other}/o1`] })],
+    ['namespace selector', 'v1c-ns-selector', () => [{ ...configMaps, namespaceSelector: { matchLabels: { [TEAM]: 'blue' } }, labelSelector: picked }], () => ({ 'ConfigMap.v1': [`${blue}/b1`] })],
+    ['label selector, cluster-wide', 'v1c-labels', () => [{ ...configMaps, labelSelector: picked }], () => ({ 'ConfigMap.v1': [`${blue}/b1`, `${home}/h1`, `${other}/o1`].sort() })],
+  ])('selects by %s with v1 for a cluster-scoped parent', async (_, name, rules, expected) => {
+    await clusterParent(name, rules());
+    expect(await relatedBecomes(name, expected(), 'cluster')).toEqual(expected());
   });
 
   it.each([

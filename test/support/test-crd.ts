@@ -1,6 +1,6 @@
 /**
- * A namespaced parent CRD for engine tests: free-form spec, a status subresource (optional), and a
- * name unique to the test file so files running side by side do not share it.
+ * A parent CRD for engine tests: free-form spec, a status subresource (optional), namespaced unless
+ * said otherwise, and a name unique to the test file so files running side by side do not share it.
  */
 import type { KubeObject } from '../../src/api/index.ts';
 import { systemClock } from '../../src/engine/index.ts';
@@ -16,6 +16,8 @@ export interface ParentKind {
   kind: string;
   /** Has a status subresource (default true). */
   status?: boolean;
+  /** `Cluster` for a cluster-scoped parent type (default namespaced). */
+  scope?: 'Cluster';
 }
 
 /**
@@ -33,6 +35,8 @@ export const TEST_PARENT_KINDS = {
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
   related: { plural: 'relateds', kind: 'Related' },
+  /** Cluster-scoped, where hook version v1 may select related objects in any namespace. */
+  clusterRelated: { plural: 'clusterrelateds', kind: 'ClusterRelated', scope: 'Cluster' },
   decorated: { plural: 'decorateds', kind: 'Decorated' },
   rolling: { plural: 'rollings', kind: 'Rolling' },
   /** The children of `rolling`: a CRD, so the test can write their status conditions. */
@@ -45,7 +49,7 @@ export function parentCrd(names: ParentKind): KubeObject {
     apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition',
     metadata: { name: `${names.plural}.${TEST_GROUP}` },
     spec: {
-      group: TEST_GROUP, scope: 'Namespaced',
+      group: TEST_GROUP, scope: names.scope === 'Cluster' ? 'Cluster' : 'Namespaced',
       names: { plural: names.plural, kind: names.kind, singular: names.kind.toLowerCase(), listKind: `${names.kind}List` },
       versions: [{
         name: 'v1', served: true, storage: true,
