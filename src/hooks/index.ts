@@ -19,7 +19,6 @@ export { webhookAuthPlan, type WebhookAuthPlan, type CredentialKind, type Creden
 export { DEFAULT_ETAG_MAX_BYTES, DEFAULT_ETAG_MAX_ENTRIES } from './etag-cache.ts';
 export { webhookUrl, type WebhookTarget } from './webhook-url.ts';
 export {
-  CLOCK_CHECK_INTERVAL,
   compileJsonataHook,
   DEFAULT_JSONATA_MAX_DEPTH,
   type JsonataHookOptions,

@@ -3,7 +3,8 @@ import { systemClock } from '../engine/clock.ts';
 import { HookError } from './hook-error.ts';
 import { NO_RESPONSE_CODE, type HookRequestOutcome } from './hook-observer.ts';
 import { JsonataCompileError, JsonataEvaluationError } from './jsonata-errors.ts';
-import { CLOCK_CHECK_INTERVAL, compileJsonataHook, DEFAULT_JSONATA_MAX_DEPTH, type JsonataHookOptions } from './jsonata-runner.ts';
+import { CLOCK_CHECK_INTERVAL } from './jsonata-budget.ts';
+import { compileJsonataHook, DEFAULT_JSONATA_MAX_DEPTH, type JsonataHookOptions } from './jsonata-runner.ts';
 
 const request = {
   controller: { metadata: { name: 'web-controller' } },

@@ -4,25 +4,24 @@
  * webhook would send, returned as plain JSON for the caller to decode like any other.
  *
  * Bounded (ARCHITECTURE.md, item 9). JSONata evaluates asynchronously but never waits for anything, so
- * an evaluation runs on microtasks and holds the event loop until it ends. Two bounds end a runaway,
- * both checked as it runs:
- * - time: JSONata calls an entry callback (`__evaluate_entry`, its "timeboxing" hook) before every
- *   step; every {@link CLOCK_CHECK_INTERVAL} steps it reads the injected clock and the caller's signal,
- *   and throws once the budget is spent or the signal has aborted;
- * - depth: JSONata's own `stack` guardrail (its nesting counter, checked before every step) stops
- *   recursion past `maxDepth`. (A tail call does not nest, so a tail-recursive loop meets the time bound
- *   instead.)
- * Each call has its own budget, so concurrent calls of one runner never share one. Because evaluation
- * holds the event loop, an abort signalled by a timer or by I/O is seen when the call starts, not in
- * the middle: the time budget is what bounds a running call. A regex literal runs as one native call
- * that no step check can interrupt; V8's backtracking fallback bounds it (`boundRegexBacktracking`).
- * Memory is not bounded beyond what the time budget allows an expression to allocate.
+ * an evaluation runs on microtasks and holds the event loop until it ends. JSONata's guardrails,
+ * checked synchronously before every evaluation step, end a runaway (`jsonata-budget.ts`):
+ * - time: a call fails once it has run `timeoutMs` on the injected clock since it started, or once
+ *   the caller's signal has aborted. Calls of one runner are evaluated one at a time, each with its
+ *   own budget;
+ * - depth: recursion nested deeper than `maxDepth` fails. (A tail call does not nest, so a
+ *   tail-recursive loop meets the time bound instead.)
+ * Because evaluation holds the event loop, an abort signalled by a timer or by I/O is seen when the
+ * call starts, not in the middle: the time budget is what bounds a running call. A regex literal runs
+ * as one native call that no step check can interrupt; V8's backtracking fallback bounds it
+ * (`boundRegexBacktracking`). Memory is not bounded beyond what the time budget allows an expression
+ * to allocate.
  *
  * Contained. An expression sees its input, the variables it binds, JSONata's function library and
  * loom's helpers (`jsonata-helpers.ts`), and nothing else: JSONata has no syntax to reach a JS global
  * (`$process`, `$require`, `$globalThis` are unbound variables), reads only own fields of objects and
  * never fields of functions (`$.constructor`, `$$.__proto__`, `$string.implementation` are all
- * `undefined`), `$eval` compiles in the same environment and inside the same bounds, and a result that
+ * `undefined`), `$eval` evaluates in the same environment and inside the same bounds, and a result that
  * holds a function is refused, so no function leaves an evaluation. The tests in
  * `jsonata-runner.test.ts` try these ways out.
  */
@@ -32,20 +31,13 @@ import { HookError } from './hook-error.ts';
 import { NO_RESPONSE_CODE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
 import { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
+import { evaluationBudget, type BudgetStop, type EvaluationBudget, type GuardrailOptions } from './jsonata-budget.ts';
 import { JSONATA_HELPERS } from './jsonata-helpers.ts';
 import { toResponse } from './jsonata-result.ts';
 import type { HookClock } from './webhook-runner.ts';
 
 /** Nesting allowed when `maxDepth` is not given: far beyond any sensible response; about 160 levels of non-tail recursion. */
 export const DEFAULT_JSONATA_MAX_DEPTH = 500;
-
-/**
- * Evaluation steps between two readings of the clock and the signal, so a typical evaluation (a few
- * hundred steps) reads the clock a few times rather than hundreds. A budget is overrun by at most this
- * many steps: a step usually takes well under a microsecond, though a single native call over a huge
- * array (`$sum([1..10000000])`) can take milliseconds. `bench/jsonata-eval.ts` measures the total cost.
- */
-export const CLOCK_CHECK_INTERVAL = 16;
 
 /** Everything one JSONata runner needs; resolved once per controller generation. */
 export interface JsonataHookOptions {
@@ -62,18 +54,8 @@ export interface JsonataHookOptions {
   observer?: HookObserver | undefined;
 }
 
-/** The name each call's budget is bound under. It contains a space, so no expression can refer to it. */
-const BUDGET_BINDING = 'loom budget';
-const EVALUATE_ENTRY = Symbol.for('jsonata.__evaluate_entry');
 /** JSONata's code for its `stack` guard. */
 const TOO_DEEP = 'D1011';
-
-/** One call's bound; the entry callback records why it stopped the evaluation. */
-interface Budget {
-  deadline: number;
-  signal: AbortSignal;
-  stopped: 'timeout' | 'abort' | undefined;
-}
 
 interface RunnerConfig {
   /** "sync hook": how every message starts. */
@@ -143,40 +125,19 @@ function boundRegexBacktracking(): void {
   setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 }
 
-function compile(options: JsonataHookOptions, config: RunnerConfig): jsonata.Expression {
+function compile(options: JsonataHookOptions, config: RunnerConfig, guardrails: GuardrailOptions): jsonata.Expression {
   boundRegexBacktracking();
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(options.expression, { stack: config.maxDepth });
+    expression = jsonata(options.expression, guardrails);
   } catch (error) {
     throw compileError(config.label, options.expression, error);
   }
   for (const helper of JSONATA_HELPERS) expression.registerFunction(helper.name, helper.implementation);
-  expression.assign(EVALUATE_ENTRY as unknown as string, entryCallback(config.clock));
   return expression;
 }
 
-/**
- * The step hook: every {@link CLOCK_CHECK_INTERVAL} steps, stops the evaluation whose budget is spent.
- * The step count is the runner's, not each call's: looking the call's budget up on every step would
- * cost more than the check itself. With calls interleaved, a check lands on whichever call is running;
- * one that a check keeps missing is still stopped once the others have ended, which their own bounds
- * ensure, and no new call can start meanwhile, because evaluation holds the event loop.
- */
-function entryCallback(clock: HookClock) {
-  let steps = 0;
-  return (_node: unknown, _input: unknown, environment: jsonata.Environment): void => {
-    if (++steps % CLOCK_CHECK_INTERVAL !== 0) return;
-    const budget = environment.lookup(BUDGET_BINDING) as Budget;
-    if (budget.signal.aborted) budget.stopped = 'abort';
-    else if (clock.now() > budget.deadline) budget.stopped = 'timeout';
-    else return;
-    // Which bound it was is in `budget`: JSONata decorates what is thrown, and `$eval` wraps it.
-    throw new Error('evaluation budget spent');
-  };
-}
-
-/** True when JSONata's depth guard stopped the evaluation, even from inside `$eval`. */
+/** True when JSONata's depth guard stopped the evaluation, even from inside `$eval`, which wraps what it catches. */
 function isTooDeep(error: unknown): boolean {
   for (let e = error as JsonataFailure | undefined; typeof e === 'object' && e !== null; e = e.error as JsonataFailure | undefined) {
     if (e.code === TOO_DEEP) return true;
@@ -194,10 +155,10 @@ function evaluationError(config: RunnerConfig, error: unknown): JsonataEvaluatio
 }
 
 /** The one error for a failed evaluation, with the observer code it counts as. */
-function failureOf(config: RunnerConfig, budget: Budget, error: unknown): { error: HookError; code: string } {
-  switch (budget.stopped) {
+function failureOf(config: RunnerConfig, error: unknown, stopped: BudgetStop | undefined, signal: AbortSignal): { error: HookError; code: string } {
+  switch (stopped) {
     case 'abort':
-      return { error: new HookError(`${config.label}: JSONata evaluation aborted by the caller`, { cause: budget.signal.reason }), code: NO_RESPONSE_CODE };
+      return { error: new HookError(`${config.label}: JSONata evaluation aborted by the caller`, { cause: signal.reason }), code: NO_RESPONSE_CODE };
     case 'timeout':
       return { error: new HookError(`${config.label}: JSONata evaluation timed out after ${config.timeoutMs} ms`, { cause: error }), code: NO_RESPONSE_CODE };
     default:
@@ -210,30 +171,26 @@ function failureOf(config: RunnerConfig, budget: Budget, error: unknown): { erro
 
 type Outcome = { response: Record<string, unknown> } | { error: HookError; code: string };
 
-/** Evaluates once and says how it went; never rejects. */
-async function outcomeOf(expression: jsonata.Expression, config: RunnerConfig, request: unknown, budget: Budget): Promise<Outcome> {
-  let result: unknown;
-  try {
-    if (budget.signal.aborted) {
-      budget.stopped = 'abort';
-      return failureOf(config, budget, budget.signal.reason);
-    }
-    result = await expression.evaluate(request, { [BUDGET_BINDING]: budget });
-  } catch (error) {
-    return failureOf(config, budget, error);
-  }
-  const converted = toResponse(result);
+interface Compiled {
+  expression: jsonata.Expression;
+  budget: EvaluationBudget;
+}
+
+/** Evaluates once within the budget and says how it went; never rejects. */
+async function outcomeOf({ expression, budget }: Compiled, config: RunnerConfig, request: unknown, signal: AbortSignal): Promise<Outcome> {
+  const { settled, stopped } = await budget.run(signal, () => expression.evaluate(request));
+  if (settled.status === 'rejected') return failureOf(config, settled.reason, stopped, signal);
+  const converted = toResponse(settled.value);
   if ('response' in converted) return converted;
   return { error: new HookError(`${config.label}: the JSONata result is not a valid response: ${converted.problem}`), code: '500' };
 }
 
-async function evaluate(expression: jsonata.Expression, config: RunnerConfig, request: unknown, signal: AbortSignal): Promise<unknown> {
+async function evaluate(compiled: Compiled, config: RunnerConfig, request: unknown, signal: AbortSignal): Promise<unknown> {
   const started = config.clock.now();
-  const budget: Budget = { deadline: started + config.timeoutMs, signal, stopped: undefined };
   config.observer?.requestStarted();
   let outcome: Outcome | undefined;
   try {
-    outcome = await outcomeOf(expression, config, request, budget);
+    outcome = await outcomeOf(compiled, config, request, signal);
   } finally {
     const code = outcome === undefined ? '500' : 'response' in outcome ? '200' : outcome.code;
     config.observer?.requestFinished({ code, durationSeconds: (config.clock.now() - started) / 1000 });
@@ -253,7 +210,8 @@ async function evaluate(expression: jsonata.Expression, config: RunnerConfig, re
  *   (`$error`, a type error, a helper's complaint), with JSONata's `code` and `position`;
  * - `HookError` `… JSONata evaluation timed out after 1000 ms` when the time budget is spent;
  * - `HookError` `… JSONata evaluation exceeded the maximum depth of 500` for runaway recursion;
- * - `HookError` `… JSONata evaluation aborted by the caller` (`cause` = the signal's reason);
+ * - `HookError` `… JSONata evaluation aborted by the caller` (`cause` = the signal's reason) when the
+ *   signal had aborted before the call started;
  * - `HookError` `… the JSONata result is not a valid response: children[0] is a function` for a result
  *   that is not a JSON object (a function, a number JSON cannot carry, an array or string at the top).
  *
@@ -264,6 +222,7 @@ async function evaluate(expression: jsonata.Expression, config: RunnerConfig, re
  */
 export function compileJsonataHook(options: JsonataHookOptions): HookRunner {
   const config = configOf(options);
-  const expression = compile(options, config);
-  return { call: (request, signal) => evaluate(expression, config, request, signal) };
+  const budget = evaluationBudget(config.timeoutMs, config.maxDepth, config.clock);
+  const compiled = { expression: compile(options, config, budget.options), budget };
+  return { call: (request, signal) => evaluate(compiled, config, request, signal) };
 }
