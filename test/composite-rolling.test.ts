@@ -80,18 +80,18 @@ describe('rolling updates', () => {
     await clients.apply({ apiVersion: API_VERSION, kind: PARENT.kind, metadata: { name: 'roll', namespace }, spec: { version: 'a' } });
     const first = await rolloutAt(['a', 'a', 'a', 'a', 'a'], 'OnLatestRevision');
     expect(first.status).toBe('True');
-    // c0 and c1 will fail their check once moved; the rest are ready.
-    for (const name of NAMES) await setReady(name, name !== 'c0' && name !== 'c1');
+    // Every child fails its check until the test marks it ready, so the rollout halts after each move.
+    for (const name of NAMES) await setReady(name, false);
 
     await clients.apply({ apiVersion: API_VERSION, kind: PARENT.kind, metadata: { name: 'roll', namespace }, spec: { version: 'b' } });
-    const halted = await rolloutAt(['b', 'a', 'a', 'a', 'a'], 'RolloutWaiting');
-    expect(halted.status).toBe('False');
-    expect(halted.message).toMatch(/roll-c0/);
-
-    await setReady('c0', true);
-    await rolloutAt(['b', 'b', 'a', 'a', 'a'], 'RolloutWaiting');
-
-    await setReady('c1', true);
+    for (let moved = 1; moved < NAMES.length; moved++) {
+      const expected = NAMES.map((_, i) => (i < moved ? 'b' : 'a'));
+      const halted = await rolloutAt(expected, 'RolloutWaiting');
+      expect(halted.status).toBe('False');
+      expect(halted.message).toMatch(new RegExp(`roll-${NAMES[moved - 1]}`));
+      await setReady(NAMES[moved - 1]!, true);
+    }
+    await setReady(NAMES.at(-1)!, true);
     const done = await rolloutAt(['b', 'b', 'b', 'b', 'b'], 'OnLatestRevision');
     expect(done.status).toBe('True');
 
