@@ -2,7 +2,8 @@
  * DecoratorController on the real control plane (contract §2, §3.3): a built-in namespaced target
  * (StatefulSet) and a cluster-scoped one (Namespace), both with v2 hooks, get labels and annotations
  * merged (`null` deletes), attachments owned by the target and stamped with the decorator's name, and
- * the decorator's finalizer; opting out and deleting call the finalize hook, which lets go. A CRD target's
+ * the decorator's finalizer; opting out and deleting call the finalize hook, which lets go. One
+ * DecoratorController with two target types decorates only what each type's selector picks. A CRD target's
  * status is replaced by the hook's; an invalid answer fails the sync with a SyncError and writes nothing.
  *
  * The hooks are JSONata, so each answer is computed from the request alone: the target's
@@ -32,6 +33,8 @@ const SYNC = `{
 const FINALIZE = '{ "finalized": true, "labels": { "decorated": null } }';
 /** The related ConfigMap's `mode` as a label on the target. */
 const RELATED_SYNC = '{ "labels": { "mode": $each(related."ConfigMap.v1", function($cm) { $cm.data.mode }) } }';
+/** For the decorator of two target types: each target is labelled with its own kind. */
+const MULTI_SYNC = '{ "labels": { "decorated-kind": object.kind } }';
 /** Labels, plus an attachment of a type the decorator does not declare: the whole answer is refused. */
 const BAD_SYNC = '{ "labels": { "decorated": "true" }, "attachments": [{ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "nope" } }] }';
 
@@ -93,6 +96,17 @@ beforeAll(async () => {
     customize: { version: 'v2', jsonata: { expression: '{ "relatedResources": [{ "apiVersion": "v1", "resource": "configmaps", "namespace": object.metadata.namespace ? object.metadata.namespace : parent.metadata.namespace, "names": [parent.spec.settings] }] }' } },
     sync: { version: 'v2', jsonata: { expression: RELATED_SYNC } },
   } } });
+  await clients.apply({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController',
+    metadata: { name: 'decorate-multi', labels: { 'loom-test': LABEL } },
+    spec: {
+      resources: [
+        { apiVersion: 'apps/v1', resource: 'deployments', labelSelector: { matchLabels: { multi: 'yes' } } },
+        { apiVersion: 'v1', resource: 'services', labelSelector: { matchLabels: { multi: 'yes' } } },
+      ],
+      hooks: { sync: { version: 'v2', jsonata: { expression: MULTI_SYNC } } },
+    },
+  });
   const bad = decorator('decorate-bad', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { bad: 'yes' } } }, 'v2');
   await clients.apply({ ...bad, spec: { ...bad.spec as object, hooks: { sync: { version: 'v2', jsonata: { expression: BAD_SYNC } } } } });
 });
@@ -157,6 +171,26 @@ describe('DecoratorController', () => {
     await clients.writer.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns });
     // The namespace controller empties the Namespace; only loom can remove its own finalizer after that.
     await eventually(async () => ((await getNs(ns)) === undefined) || undefined, 'the Namespace to be gone', 45_000);
+  });
+
+  it('decorates targets of several types from one DecoratorController, each chosen by its selector', async () => {
+    const service = (name: string, multi: string): KubeObject => ({
+      apiVersion: 'v1', kind: 'Service', metadata: { name, namespace, labels: { multi } }, spec: { ports: [{ port: 80 }], selector: { app: name } },
+    });
+    await clients.apply(service('multi-svc', 'yes'));
+    await clients.apply(service('other-svc', 'no'));
+    await clients.apply({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'multi-deploy', namespace, labels: { multi: 'yes' } },
+      spec: { replicas: 0, selector: { matchLabels: { app: 'multi' } }, template: { metadata: { labels: { app: 'multi' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+    });
+    const kindLabel = (o: KubeObject) => o.metadata.labels?.['decorated-kind'];
+    const deploy = await until(() => get('apps/v1', 'Deployment', 'multi-deploy'), (o) => kindLabel(o) !== undefined, 'the Deployment to be decorated');
+    const svc = await until(() => get('v1', 'Service', 'multi-svc'), (o) => kindLabel(o) !== undefined, 'the Service to be decorated');
+    expect([kindLabel(deploy), kindLabel(svc)]).toEqual(['Deployment', 'Service']);
+    // Once a Service created after other-svc is decorated, the decorator has seen other-svc too: left alone.
+    await clients.apply(service('late-svc', 'yes'));
+    await until(() => get('v1', 'Service', 'late-svc'), (o) => kindLabel(o) === 'Service', 'a later Service to be decorated');
+    expect((await get('v1', 'Service', 'other-svc'))?.metadata.labels).toEqual({ multi: 'no' });
   });
 
   it('replaces the status of a CRD target with the hook\'s', async () => {
