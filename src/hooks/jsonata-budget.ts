@@ -13,7 +13,15 @@
  * The budget is the runner's, not each call's: the getter cannot tell calls apart. The runner
  * therefore evaluates one call at a time ({@link EvaluationBudget.run}), which costs no throughput, as
  * an evaluation holds the event loop until it ends anyway.
+ *
+ * A call can end while some of its work goes on: JSONata evaluates the items of an array or object
+ * constructor together (`Promise.all`), so when one item fails, the call rejects while its siblings
+ * still run. Every step taken while no call is running is such leftover work and is stopped at once.
+ * After a call that failed, the next one waits for a turn of the event loop, so leftovers are gone
+ * before it starts (they would spend its budget) and timers and I/O get to run between two runaways.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
 
 /**
  * Evaluation steps between two readings of the clock and the signal, so a typical evaluation (a few
@@ -58,7 +66,8 @@ export function evaluationBudget(timeoutMs: number, maxDepth: number, clock: { n
   const options: GuardrailOptions = {
     stack: maxDepth,
     get timeout(): number {
-      if (++steps % CLOCK_CHECK_INTERVAL !== 0 || running === undefined) return 0;
+      if (running === undefined) throw new Error('evaluation outlived its call');
+      if (++steps % CLOCK_CHECK_INTERVAL !== 0) return 0;
       if (running.signal.aborted) running.stopped = 'abort';
       else if (clock.now() > running.deadline) running.stopped = 'timeout';
       else return 0;
@@ -84,7 +93,7 @@ export function evaluationBudget(timeoutMs: number, maxDepth: number, clock: { n
     options,
     run(signal, evaluate) {
       const result = queue.then(() => runOne(signal, evaluate));
-      queue = result.catch(() => undefined);
+      queue = result.then(({ settled }) => (settled.status === 'rejected' ? nextTurn() : undefined), () => undefined);
       return result;
     },
   };

@@ -197,6 +197,41 @@ describe('JSONata runner: bounds', () => {
   });
 });
 
+describe('JSONata runner: work left behind by a failed call', () => {
+  // An array constructor evaluates its items together: when one fails, the call rejects while the
+  // others run on. `$loop` runs 100,000 rounds (finite, like LONG), reading `$.tick` at each.
+  const LOOP = '$loop := function($n) { $n >= 100000 ? $n : ($.tick; $loop($n + 1)) }';
+
+  /** An input whose `tick` counts how often the expression read it. */
+  function ticking(fields: object = {}) {
+    const input = { ...fields, ticks: 0 };
+    Object.defineProperty(input, 'tick', { enumerable: true, get: () => ++input.ticks });
+    return input;
+  }
+
+  it('stops the failed call’s other items at once', async () => {
+    const input = ticking();
+    const error = await failure(call(`(${LOOP}; [$loop(0), $error("boom")])`, { timeoutMs: 60_000 }, input));
+    expect(error.message).toMatch(/boom/);
+    const atFailure = input.ticks;
+    // Evaluation holds the event loop: a timer fires only once the leftover loop has stopped or ended.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(input.ticks - atFailure).toBeLessThan(10);
+  });
+
+  it('stops what a timed-out call left behind before the next call starts', async () => {
+    const shared = runner(`loop ? (${LOOP}; [$loop(0), $loop(0)]) : {"ok": true}`, { timeoutMs: 20, clock: systemClock });
+    const signal = new AbortController().signal;
+    const input = ticking({ loop: true });
+    const [slow, fine] = await Promise.allSettled([shared.call(input, signal), shared.call({ loop: false }, signal)]);
+    expect(slow).toMatchObject({ status: 'rejected', reason: { message: 'sync hook: JSONata evaluation timed out after 20 ms' } });
+    expect(fine).toEqual({ status: 'fulfilled', value: { ok: true } });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Run to their end, the two loops would read `tick` 200,000 times; 20 ms allows a small part of that.
+    expect(input.ticks).toBeLessThan(100_000);
+  });
+});
+
 describe('JSONata runner: abort', () => {
   it('does not evaluate when the signal has already aborted', async () => {
     const controller = new AbortController();
@@ -251,7 +286,6 @@ describe('JSONata runner: containment', () => {
     ['require and module', '{"a": $require, "b": $module, "c": $import, "d": $exports}'],
     ['the globals', '{"a": $globalThis, "b": $global, "c": $window, "d": $Function, "e": $eval("$globalThis")}'],
     ['the environment', '{"a": $env, "b": $environment, "c": $this, "d": $self}'],
-    ['the call’s budget binding', '{"a": $loom, "b": $budget, "c": $lookup($$, "loom budget")}'],
   ])('finds nothing at %s', async (_name, expression) => {
     await expect(call(expression)).resolves.toEqual({});
   });
