@@ -7,7 +7,7 @@ import type { KubeObject } from '../api/object.ts';
 import { canonicalJson, LAST_APPLIED_ANNOTATION } from '../api/index.ts';
 import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
-import { isAlreadyExists, isConflict, isNotFound, type ObjectWriter } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
 export interface AppliedRecords {
@@ -60,35 +60,51 @@ async function applyAndRecord(options: ExecutePlanOptions, child: ChildRef, obje
 }
 
 /**
- * Recreate (contract §4.3): a server-side dry-run apply of the desired state comes first, in both
- * apply strategies, and any failure of it keeps the old child: an invalid desired state never deletes
- * anything. (The API server refuses an invalid apply with 400 or 422, but a wrongly typed field with
- * 500 "failed to create typed patch object", so the status code alone does not tell.) Metacontroller
- * dry-runs only with server-side apply; loom also does before a dynamic-apply recreate, as a delete
- * followed by a rejected create would lose the child.
+ * Server-side apply only: whether a dry-run apply of the desired state leaves the observed child as it
+ * is, so there is nothing to recreate (the decision only means "the apply record does not vouch for
+ * it"). A 422 answers no: the change cannot be made in place, typically an immutable field, which is
+ * what Recreate is for (or the desired state is invalid, which {@link checkValidAsNew} tells).
  */
-async function dryRunApply(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<KubeObject> {
+async function unchangedByDryRun(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
+  const observed = options.observedOf(decision.child);
+  let dryRun: KubeObject;
   try {
-    return await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
+    dryRun = await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
   } catch (err) {
+    if (isInvalid(err)) return false;
     throw new Error(`the dry run of desired ${decision.child.kind} ${decision.child.name} failed, so the old one was kept`, { cause: err });
+  }
+  if (!observed || dryRun.metadata.uid !== observed.metadata.uid || comparable(dryRun) !== comparable(observed)) return false;
+  // Remember it, so the next sync skips even the dry run.
+  const record = appliedRecordOf(observed, fingerprintOf(decision.desired));
+  if (record) options.records.set(childKey(decision.child), record);
+  return true;
+}
+
+/**
+ * Throws unless the desired child is valid as a new object: a dry-run create runs validation and
+ * admission, then finds the old child's name taken (409 AlreadyExists), which is the answer wanted.
+ * An update would be the wrong check: it refuses the immutable-field changes that Recreate exists for.
+ */
+async function checkValidAsNew(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<void> {
+  try {
+    await options.writer.create(sanitizeForApply(decision.desired), { dryRun: true });
+  } catch (err) {
+    if (isAlreadyExists(err)) return;
+    throw new Error(`the desired ${decision.child.kind} ${decision.child.name} failed a dry-run create, so the old one was kept`, { cause: err });
   }
 }
 
 /**
- * Deletes an out-of-date child once its desired state passed a dry run; a later sync creates it anew.
- * With server-side apply the decision only means "the apply record does not vouch for it", so a dry
- * run that changes nothing means there is nothing to recreate.
+ * Recreate (contract §4.3): deletes an out-of-date child, which a later sync creates anew, but only
+ * once its desired state has passed a dry-run create, in both apply strategies, so an invalid desired
+ * state never deletes anything. (Metacontroller dry-runs only with server-side apply, an apply that
+ * refuses immutable-field changes, and deletes on 422.) With server-side apply, a dry-run apply first
+ * finds the children that need nothing.
  */
 async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
-  const dryRun = await dryRunApply(options, decision);
-  const observed = options.observedOf(decision.child);
-  if (options.applyStrategy === 'server-side-apply' && observed && dryRun.metadata.uid === observed.metadata.uid && comparable(dryRun) === comparable(observed)) {
-    // Nothing to recreate. Remember it, so the next sync skips even the dry run.
-    const record = appliedRecordOf(observed, fingerprintOf(decision.desired));
-    if (record) options.records.set(childKey(decision.child), record);
-    return false;
-  }
+  if (options.applyStrategy === 'server-side-apply' && (await unchangedByDryRun(options, decision))) return false;
+  await checkValidAsNew(options, decision);
   options.records.delete(childKey(decision.child));
   return options.writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
 }

@@ -73,10 +73,11 @@ export interface ApplyUpdateDecision {
 
 /**
  * Delete an out-of-date child now (UID precondition, background propagation); it is created again by
- * a later sync. The caller must first dry-run apply `desired`, in either apply strategy, and keep the
- * child when the dry run fails: an invalid desired state never deletes anything.
- * In server-side-apply mode the decision only means "the apply record does not vouch for it", so the
- * caller deletes only if the dry run's result differs from observed — contract §4.3.
+ * a later sync. The caller must first check, in either apply strategy, that `desired` passes a
+ * dry-run create, and keep the child when it does not: an invalid desired state never deletes
+ * anything. In server-side-apply mode the decision only means "the apply record does not vouch for
+ * it", so the caller first dry-run applies `desired` and keeps the child when the result equals
+ * observed — contract §4.3.
  */
 export interface RecreateDecision {
   action: 'recreate';

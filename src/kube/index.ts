@@ -5,12 +5,12 @@
  */
 export { loadKubeConfig, type KubeConfigSource } from './kube-config.ts';
 export { createRestClient, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
-export { KubeApiError, isNotFound, isConflict, isAlreadyExists, isGone } from './kube-api-error.ts';
+export { KubeApiError, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid } from './kube-api-error.ts';
 export { resourcePath, groupVersionPath, type ResourceType, type PathTarget } from './resource-path.ts';
 export { discover, snapshotOf, type DiscoverySnapshot } from './discovery.ts';
 export { createObjectStore, storeKey, type ObjectStore, type ReadonlyObjectStore } from './object-store.ts';
 export { createInformer, type Informer, type InformerHandler } from './informer.ts';
 export { createInformerRegistry, typeKeyOf, type InformerRegistry, type InformerLease } from './informer-registry.ts';
-export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
+export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type CreateOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
 export { createEventRecorder, type EventRecorder, type EventSpec } from './event-recorder.ts';
 export { isEstablished, waitForCrdsEstablished, type WaitForCrdsOptions } from './crd-established.ts';

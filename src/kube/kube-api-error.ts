@@ -34,6 +34,11 @@ export function isAlreadyExists(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 409 && err.reason === 'AlreadyExists';
 }
 
+/** True for a 422 Invalid: the API server refused the object's content (a failed validation, an immutable field). */
+export function isInvalid(err: unknown): boolean {
+  return err instanceof KubeApiError && err.status === 422;
+}
+
 /** True for 410 Gone: a watch's resourceVersion is too old and the cache must relist. */
 export function isGone(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 410;

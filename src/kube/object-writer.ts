@@ -27,6 +27,12 @@ export interface ApplyOptions {
   dryRun?: boolean;
 }
 
+/** How to create. */
+export interface CreateOptions {
+  /** Validate (and run admission) without persisting. With the name of an existing object, the answer is 409 AlreadyExists once the object has passed validation. */
+  dryRun?: boolean;
+}
+
 /** How to delete. */
 export interface DeleteOptions {
   /** Delete only if the object still has this UID (never a namesake created since). */
@@ -38,7 +44,7 @@ export interface DeleteOptions {
 export interface ObjectWriter {
   /** `PATCH` with `application/apply-patch+yaml`, `force=true`: loom owns the fields it sets. */
   apply(obj: KubeObject, options: ApplyOptions): Promise<KubeObject>;
-  create(obj: KubeObject): Promise<KubeObject>;
+  create(obj: KubeObject, options?: CreateOptions): Promise<KubeObject>;
   /** `PUT` with the object's resourceVersion (optimistic concurrency). */
   replace(obj: KubeObject): Promise<KubeObject>;
   /** `PUT` to the status subresource. */
@@ -81,7 +87,9 @@ export function createObjectWriter(client: RestClient, resolveType: TypeResolver
       contentType: 'application/apply-patch+yaml',
       body: obj,
     }),
-    create: (obj) => client.request<KubeObject>({ method: 'POST', path: pathOf(refOf(obj), false), body: obj }),
+    create: (obj, options = {}) => client.request<KubeObject>({
+      method: 'POST', path: pathOf(refOf(obj), false), query: { dryRun: options.dryRun ? 'All' : undefined }, body: obj,
+    }),
     replace: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj)), body: obj }),
     replaceStatus: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj), true, 'status'), body: obj }),
     patchJson: (ref, operations) => client.request<KubeObject>({
