@@ -22,7 +22,6 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-
 /**
  * Evaluation steps between two readings of the clock and the signal, so a typical evaluation (a few
  * hundred steps) reads the clock a dozen times rather than hundreds. A budget is overrun by at most
