@@ -219,7 +219,7 @@ describe('JSONata runner: work left behind by a failed call', () => {
     expect(input.ticks - atFailure).toBeLessThan(10);
   });
 
-  it('stops what a timed-out call left behind before the next call starts', async () => {
+  it('stops what a timed-out call left behind, and the next call still answers', async () => {
     const shared = runner(`loop ? (${LOOP}; [$loop(0), $loop(0)]) : {"ok": true}`, { timeoutMs: 20, clock: systemClock });
     const signal = new AbortController().signal;
     const input = ticking({ loop: true });
@@ -229,6 +229,18 @@ describe('JSONata runner: work left behind by a failed call', () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
     // Run to their end, the two loops would read `tick` 200,000 times; 20 ms allows a small part of that.
     expect(input.ticks).toBeLessThan(100_000);
+  });
+
+  it('lets the event loop turn between a failed call and the next one', async () => {
+    const shared = runner(LONG, { timeoutMs: 20 });
+    const signal = new AbortController().signal;
+    const order: string[] = [];
+    const settledAs = (name: string) => (promise: Promise<unknown>) => promise.catch(() => order.push(name));
+    const calls = [settledAs('first')(shared.call(request, signal)), settledAs('second')(shared.call(request, signal))];
+    // Queued now, it runs at the first turn of the event loop: after the first runaway, before the second.
+    setImmediate(() => order.push('turn'));
+    await Promise.all(calls);
+    expect(order).toEqual(['first', 'turn', 'second']);
   });
 });
 
