@@ -8,6 +8,7 @@ import {
   acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, type Host, type HostSettings,
 } from './controllers/index.ts';
 import { systemClock, TokenBucket, type Clock } from './engine/index.ts';
+import { createEvaluatorPool } from './hooks/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig,
   type DiscoverySnapshot, type RequestObserver, type RestClient,
@@ -28,9 +29,20 @@ export interface LoomConfig extends HostSettings {
   targetSelector?: LabelSelector | undefined;
   eventsQps: number;
   eventsBurst: number;
+  /** `--jsonata-processes`: most JSONata evaluator processes; default {@link DEFAULT_JSONATA_PROCESSES}. */
+  jsonataProcesses?: number | undefined;
+  /** `--jsonata-memory-limit`: V8 heap limit of each evaluator process, MiB; default {@link DEFAULT_JSONATA_MEMORY_MIB}. */
+  jsonataMemoryMiB?: number | undefined;
   /** `--leader-election`: the Lease to hold before running controllers; absent = always lead. */
   leaderElection?: { namespace: string; name: string; identity: string } | undefined;
 }
+
+/** Two, so that one runaway expression always leaves a process for every other JSONata hook. */
+export const DEFAULT_JSONATA_PROCESSES = 2;
+/** Ample for any sane expression's input and result (a hook request is at most a few MiB). */
+export const DEFAULT_JSONATA_MEMORY_MIB = 256;
+/** How long past its budget a JSONata call may run before its evaluator process is killed. */
+const JSONATA_GRACE_MS = 100;
 
 /** What the caller may want back from a running host (ports actually bound, for tests). */
 export interface RunningLoom {
@@ -77,9 +89,13 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   });
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
   const informers = createInformerRegistry({ client, sleep: (ms, s) => clock.sleep(ms, s), logger });
+  const evaluators = createEvaluatorPool({
+    entry: new URL('./jsonata-evaluator.ts', import.meta.url), clock, graceMs: JSONATA_GRACE_MS,
+    processes: config.jsonataProcesses ?? DEFAULT_JSONATA_PROCESSES, heapMiB: config.jsonataMemoryMiB ?? DEFAULT_JSONATA_MEMORY_MIB,
+  });
   const host: Host = {
     settings: { workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager, cacheFlushIntervalMs: config.cacheFlushIntervalMs },
-    ...discovery, informers, metrics, clock, logger,
+    ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, (apiVersion, kind) => {
       const type = discovery.discovery().byKind(apiVersion, kind);
       if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);
@@ -94,7 +110,9 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     notReadyReason: () => informers.unsynced().map((t) => `${t} not synced`).join(', ') || undefined,
   }), config.probeAddress, signal);
   const metricsPort = config.metricsAddress && await serveUntil(metricsApp(metrics.registry), config.metricsAddress, signal);
-  const done = runControllers({ host, config, signal });
+  // The evaluators outlive the controllers' drain, so a sync cut short by the stop still ends cleanly.
+  // (They start processes only when a JSONata hook is called, so a failed start leaves none behind.)
+  const done = runControllers({ host, config, signal }).finally(() => evaluators.close());
   logger.info({ server: client.server, applyStrategy: config.applyStrategy, workers: config.workers }, 'loom is running');
   return { metricsPort, probePort, done };
 }

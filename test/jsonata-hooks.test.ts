@@ -116,3 +116,39 @@ describe('JSONata hooks', () => {
     expect(after?.metadata.uid).toBe(before.metadata.uid);
   });
 });
+
+describe('JSONata hooks that would end or hold the process evaluating them', () => {
+  /** Each of these, evaluated in loom's own process, killed it (V8 fatal error, heap) or held it for minutes. */
+  const HOSTILE = {
+    fatal: { expression: '{"n": $count($split($pad("a", 150000000), ""))}', says: 'built a value larger than JavaScript allows' },
+    huge: { expression: '{"n": $length($pad("x", 500000000))}', says: 'exceeded the memory limit of 256 MiB' },
+    backtrack: { expression: '{"r": $contains($pad("", 30, "a") & "!", /^(a+)+\\1?$/)}', says: 'timed out after 500 ms; its evaluator process was stopped' },
+  };
+  const hostile = Object.entries(HOSTILE).reduce((rest, [who, { expression }]) => `parent.spec.who = "${who}" ? ${expression} : ${rest}`, GREETER);
+
+  const syncErrors = async (name: string) => {
+    const list = await clients.client.request<{ items: { reason: string; message: string }[] }>({
+      method: 'GET', path: `/api/v1/namespaces/${namespace}/events`, query: { fieldSelector: `involvedObject.name=${name}` },
+    });
+    return list.items.filter((e) => e.reason === 'SyncError');
+  };
+
+  it.each(Object.entries(HOSTILE))('fail only the sync of "%s", keeping its child, while another controller converges', async (who, { says }) => {
+    await clients.apply(controller('jsonata-hostile', { expression: hostile, timeout: '500ms' }, 'hostile'));
+    const name = `hostile-${who}`;
+    await clients.apply(parent(name, 'hostile'));
+    const before = await eventually(() => configMap(`${name}-greeting`), 'the child before the hostile expression');
+    await clients.apply(parent(name, 'hostile', who));
+    const errors = await eventually(async () => {
+      const found = await syncErrors(name);
+      return found.length > 0 ? found : undefined;
+    }, `a SyncError for "${who}"`);
+    expect(errors[0]!.message).toContain(says);
+    // The host is alive and another controller's new parent converges.
+    await clients.apply(parent(`beside-${who}`, 'inline'));
+    await eventually(() => configMap(`beside-${who}-greeting`), 'the other controller to converge');
+    const after = await configMap(`${name}-greeting`);
+    expect(after?.metadata.uid).toBe(before.metadata.uid);
+    expect(after?.data).toEqual(before.data);
+  });
+});

@@ -29,6 +29,10 @@ export const DEFAULTS = {
   servicePort: 80,
   serviceProtocol: 'http',
   jsonataTimeoutMs: 1_000,
+  /** A JSONata evaluation that needs longer is a runaway; and a call holds an evaluator process that long. */
+  jsonataMaxTimeoutMs: 30_000,
+  /** Timers cannot wait longer (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+  webhookMaxTimeoutMs: 2_147_483_647,
   minResyncPeriodSeconds: 1,
   revisionFieldPaths: ['spec'],
   authorizationType: 'Bearer',

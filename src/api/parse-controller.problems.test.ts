@@ -82,6 +82,8 @@ describe('parseCompositeController: problems', () => {
     ['empty jsonata expression', 'spec.hooks.sync', { jsonata: { expression: '' } }, 'spec.hooks.sync.jsonata.expression', 'expected a non-empty string'],
     ['jsonata configMapRef without key', 'spec.hooks.sync', { jsonata: { configMapRef: { name: 'c', namespace: 'n' } } }, 'spec.hooks.sync.jsonata.configMapRef.key', 'is required'],
     ['zero jsonata timeout', 'spec.hooks.sync', { jsonata: { expression: '{}', timeout: '0s' } }, 'spec.hooks.sync.jsonata.timeout', 'expected a positive duration'],
+    ['jsonata timeout over the limit', 'spec.hooks.sync', { jsonata: { expression: '{}', timeout: '31s' } }, 'spec.hooks.sync.jsonata.timeout', 'at most 30s'],
+    ['jsonata timeout of centuries', 'spec.hooks.sync', { jsonata: { expression: '{}', timeout: '2562047h' } }, 'spec.hooks.sync.jsonata.timeout', 'at most 30s'],
     ['unparsable jsonata timeout', 'spec.hooks.sync', { jsonata: { expression: '{}', timeout: '1 sec' } }, 'spec.hooks.sync.jsonata.timeout', 'invalid duration "1 sec"'],
     ['bad finalize hook', 'spec.hooks.finalize', {}, 'spec.hooks.finalize', 'set exactly one of webhook and jsonata'],
     ['endpoint config without host', 'spec.endpointConfigs', [{ authorization }], 'spec.endpointConfigs[0].host', 'is required'],

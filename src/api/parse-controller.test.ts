@@ -141,6 +141,12 @@ describe('parseCompositeController: defaults', () => {
     expect(valueOf(result).spec.hooks.sync?.webhook?.timeoutMs).toBe(10_000);
     expect(result.warnings.map((w) => w.path)).toEqual(['spec.hooks.sync.webhook.timeout']);
   });
+
+  it('caps a webhook timeout longer than a timer can wait, and says so', () => {
+    const result = parseCompositeController(withField(minimalComposite, 'spec.hooks.sync.webhook.timeout', '720h'));
+    expect(valueOf(result).spec.hooks.sync?.webhook?.timeoutMs).toBe(2_147_483_647);
+    expect(result.warnings).toEqual([{ path: 'spec.hooks.sync.webhook.timeout', message: 'longer than a timer can wait (about 24 days); using that instead' }]);
+  });
 });
 
 describe('parseCompositeController: warnings', () => {

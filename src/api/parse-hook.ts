@@ -165,6 +165,10 @@ function readWebhook(r: FieldReader, version: HookVersion): Webhook {
     // Metacontroller logs this and uses its default rather than refusing the controller.
     r.field('timeout').warn('not positive; using the default 10s');
     timeoutMs = DEFAULTS.webhookTimeoutMs;
+  } else if (timeoutMs > DEFAULTS.webhookMaxTimeoutMs) {
+    // Metacontroller accepts any duration; a timer this long would fire at once and fail every call.
+    r.field('timeout').warn('longer than a timer can wait (about 24 days); using that instead');
+    timeoutMs = DEFAULTS.webhookMaxTimeoutMs;
   }
   return omitUndefined({
     url: resolveUrl(r, service, path),
@@ -184,6 +188,7 @@ function readJsonata(r: FieldReader): JsonataHook {
   if (expressionReader.present === refReader.present) r.problem('set exactly one of expression and configMapRef');
   let timeoutMs = readDurationMs(r.field('timeout')) ?? DEFAULTS.jsonataTimeoutMs;
   if (timeoutMs <= 0) timeoutMs = r.field('timeout').problem('expected a positive duration') ?? DEFAULTS.jsonataTimeoutMs;
+  if (timeoutMs > DEFAULTS.jsonataMaxTimeoutMs) timeoutMs = r.field('timeout').problem('at most 30s') ?? DEFAULTS.jsonataTimeoutMs;
   if (refReader.present) return { configMapRef: readKeyRef(refReader), timeoutMs };
   return { expression: expressionReader.string({ nonEmpty: true }) ?? '', timeoutMs };
 }

@@ -3,7 +3,7 @@
  * plus loom's own. Every invalid value is reported with the flag's name.
  */
 import { parseDuration } from '../api/index.ts';
-import type { LoomConfig } from '../main.ts';
+import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES, type LoomConfig } from '../main.ts';
 import { parseListenAddress } from '../server/listen-address.ts';
 import { FlagError, type FlagSpec } from './go-flags.ts';
 import { parseSelectorString } from './selector-string.ts';
@@ -35,6 +35,8 @@ export const RUN_FLAGS = {
   'zap-stacktrace-level': ['string', ''],
   'zap-time-encoding': ['string', ''],
   'log-level': ['string', ''],
+  'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES)],
+  'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB)],
 } as const satisfies Record<string, readonly ['string' | 'bool', string]>;
 
 /** The flag spec for the parser. */
@@ -49,6 +51,12 @@ function get(values: Values, name: keyof typeof RUN_FLAGS): string {
 function number(values: Values, name: keyof typeof RUN_FLAGS, min: number): number {
   const value = Number(get(values, name));
   if (!Number.isFinite(value) || value < min) throw new FlagError(`--${name}: "${get(values, name)}" is not a number ≥ ${min}`);
+  return value;
+}
+
+function integer(values: Values, name: keyof typeof RUN_FLAGS, min: number): number {
+  const value = number(values, name, min);
+  if (!Number.isInteger(value)) throw new FlagError(`--${name}: "${get(values, name)}" is not a whole number`);
   return value;
 }
 
@@ -101,6 +109,8 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     eventsQps: number(values, 'events-qps', 0),
     eventsBurst: number(values, 'events-burst', 0),
     leaderElection: leaderElection(values, replica),
+    jsonataProcesses: integer(values, 'jsonata-processes', 1),
+    jsonataMemoryMiB: integer(values, 'jsonata-memory-limit', 32),
   };
 }
 

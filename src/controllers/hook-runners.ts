@@ -6,7 +6,7 @@
  */
 import type { EndpointConfig, Hook } from '../api/index.ts';
 import {
-  compileJsonataHook,
+  compileIsolatedJsonataHook,
   createWebhookRunner,
   webhookAuthPlan,
   HookRetryAfterError,
@@ -39,8 +39,8 @@ export interface ManagedHookRunner extends HookRunner {
 }
 
 /**
- * A runner for a JSONata hook. Throws `JsonataCompileError` (with line and column) for an expression
- * that does not compile: the controller does not start.
+ * A runner for a JSONata hook, evaluated in the host's evaluator processes. Throws `JsonataCompileError`
+ * (with line and column) for an expression that does not compile: the controller does not start.
  */
 async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<ManagedHookRunner> {
   const jsonata = spec.jsonata!;
@@ -49,8 +49,8 @@ async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: 
   const ref = jsonata.configMapRef;
   const url = ref ? `jsonata:configmap/${ref.namespace}/${ref.name}/${ref.key}` : 'jsonata:inline';
   const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
-  const runner = compileJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer });
-  return { call: (request, signal) => runner.call(request, signal), caches: [], release: () => undefined };
+  const runner = compileIsolatedJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer }, host.evaluators);
+  return { call: (request, signal) => runner.call(request, signal), caches: [], release: () => runner.release() };
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../engine/index.ts';
 import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, ResourceType } from '../kube/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
+import type { EvaluatorPool } from '../hooks/index.ts';
 import type { Metrics } from '../server/metrics.ts';
 
 /** `loom run` settings that reach the controllers. */
@@ -30,6 +31,8 @@ export interface Host {
   writer: ObjectWriter;
   events: EventRecorder;
   metrics: Metrics;
+  /** The processes every JSONata hook is evaluated in. */
+  evaluators: EvaluatorPool;
   clock: Clock;
   logger: Logger;
 }

@@ -23,5 +23,9 @@ export {
   DEFAULT_JSONATA_MAX_DEPTH,
   type JsonataHookOptions,
 } from './jsonata-runner.ts';
+export { createEvaluatorPool, type EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
+export { createEvaluatorService } from './evaluator-service.ts';
+export type { EvaluatorRequest } from './evaluator-protocol.ts';
+export { compileIsolatedJsonataHook, type IsolatedJsonataHook } from './isolated-jsonata-runner.ts';
 export { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
 export { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, type JsonataHelper } from './jsonata-helpers.ts';

@@ -1,13 +1,17 @@
 /**
  * The contract every {@link HookRunner} keeps (ARCHITECTURE.md, "Tests"): the same cases, run against
  * the webhook runner (a fastify hook server on 127.0.0.1 whose handler computes the response in JS) and
- * the JSONata runner (an equivalent expression), must give the same outcome. Each case states its
+ * the JSONata runner (an equivalent expression), in loom's process and in an evaluator process, must
+ * give the same outcome. Each case states its
  * outcome once; both runners are held to it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HookError } from './hook-error.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
 import { hookServers } from './hook-server.test-support.ts';
+import { systemClock } from '../engine/clock.ts';
+import { createEvaluatorPool } from './evaluator-pool.ts';
+import { compileIsolatedJsonataHook } from './isolated-jsonata-runner.ts';
 import { compileJsonataHook } from './jsonata-runner.ts';
 import { createWebhookRunner } from './webhook-runner.ts';
 
@@ -171,11 +175,18 @@ beforeAll(async () => {
     });
   });
 });
-afterAll(() => servers.closeAll());
+const evaluators = createEvaluatorPool({
+  entry: new URL('../jsonata-evaluator.ts', import.meta.url), processes: 2, heapMiB: 128, graceMs: 100, clock: systemClock,
+});
+afterAll(() => {
+  evaluators.close();
+  return servers.closeAll();
+});
 
 const RUNNERS: [string, (c: ContractCase) => HookRunner][] = [
   ['webhook', (c) => createWebhookRunner({ url: `${base}/hooks/${CASES.indexOf(c)}`, hook: c.hook, timeoutMs: 5_000, clock })],
   ['jsonata', (c) => compileJsonataHook({ expression: c.jsonata, hook: c.hook, timeoutMs: 1_000, clock })],
+  ['isolated jsonata', (c) => compileIsolatedJsonataHook({ expression: c.jsonata, hook: c.hook, timeoutMs: 1_000, clock }, evaluators)],
 ];
 
 describe.each(RUNNERS)('hook runner contract: %s', (_kind, make) => {

@@ -1,0 +1,154 @@
+/**
+ * The isolated JSONata runner against real evaluator processes: the expressions that end or stall a
+ * process when evaluated in it (issue: one expression could crash or hold the whole host) fail only
+ * their own call here, with a reason, and the runner goes on answering.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../engine/clock.ts';
+import { createEvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
+import { HookError } from './hook-error.ts';
+import type { HookRequestOutcome } from './hook-observer.ts';
+import { compileIsolatedJsonataHook } from './isolated-jsonata-runner.ts';
+import { JsonataCompileError, JsonataEvaluationError } from './jsonata-errors.ts';
+import type { JsonataHookOptions } from './jsonata-runner.ts';
+
+const ENTRY = new URL('../jsonata-evaluator.ts', import.meta.url);
+const pools: { close(): void }[] = [];
+afterAll(() => {
+  for (const pool of pools) pool.close();
+});
+
+function poolOf(options: Partial<EvaluatorPoolOptions> = {}) {
+  const pool = createEvaluatorPool({ entry: ENTRY, processes: 2, heapMiB: 128, graceMs: 100, clock: systemClock, ...options });
+  pools.push(pool);
+  return pool;
+}
+
+const shared = poolOf();
+const never = new AbortController().signal;
+const request = { parent: { metadata: { name: 'web' }, spec: { replicas: 2 } } };
+
+function hook(expression: string, options: Partial<JsonataHookOptions> = {}, pool = shared) {
+  return compileIsolatedJsonataHook({ expression, hook: 'sync', timeoutMs: 1_000, clock: systemClock, ...options }, pool);
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const error: unknown = await promise.then((value) => ({ resolved: value }), (err: unknown) => err);
+  expect(error).toBeInstanceOf(HookError);
+  return error as Error;
+}
+
+/** Each of these, evaluated in loom's own process, ended it or held it far past its budget. */
+const HOSTILE = {
+  /** V8: "Fatal JavaScript invalid size error" — an abort no JavaScript can catch. */
+  fatalSize: '{"n": $count($split($pad("a", 150000000), ""))}',
+  /** Half a gigabyte of string: past the heap limit. */
+  hugeString: '{"n": $length($pad("x", 500000000))}',
+  /** Catastrophic backtracking with a backreference (no linear engine): one native call for minutes. */
+  backtracking: '{"r": $contains($pad("", 30, "a") & "!", /^(a+)+\\1?$/)}',
+};
+
+describe('isolated JSONata runner: what in-process evaluation gives', () => {
+  it('answers with the result as plain JSON', async () => {
+    await expect(hook('{"children": [], "status": {"replicas": parent.spec.replicas, "name": parent.metadata.name}}').call(request, never))
+      .resolves.toEqual({ children: [], status: { replicas: 2, name: 'web' } });
+  });
+
+  it('throws the compile error when compiled, with line and column', () => {
+    expect(() => hook('{\n  "a": (1 +\n}')).toThrow(JsonataCompileError);
+  });
+
+  it('rebuilds an evaluation error with JSONata’s code and position', async () => {
+    const error = await failure(hook('{"x": $error("boom")}').call(request, never));
+    expect(error).toBeInstanceOf(JsonataEvaluationError);
+    expect(error.message).toBe('sync hook: JSONata error at position 13: boom');
+    expect((error as JsonataEvaluationError).code).toBe('D3137');
+  });
+
+  it('stops an ordinary runaway with the evaluator’s own step budget, keeping the process', async () => {
+    const error = await failure(hook('($f := function($n) { $f($n + 1) }; $f(0))', { timeoutMs: 200 }).call(request, never));
+    expect(error.message).toBe('sync hook: JSONata evaluation timed out after 200 ms');
+  });
+
+  it('refuses a result larger than loom accepts from a webhook', async () => {
+    const error = await failure(hook('{"big": $pad("", 17000000, "x")}', { timeoutMs: 20_000 }).call(request, never));
+    expect(error.message).toMatch(/^sync hook: the JSONata result is \d+ characters of JSON, more than the 16777216 allowed$/);
+  });
+});
+
+describe('isolated JSONata runner: expressions that would end or hold loom', () => {
+  it('fails a V8 fatal error as one call, and the runner answers the next call', async () => {
+    const runner = hook(HOSTILE.fatalSize);
+    const error = await failure(runner.call(request, never));
+    expect(error.message).toBe('sync hook: JSONata evaluation built a value larger than JavaScript allows');
+    await expect(hook('{"still": "here"}').call(request, never)).resolves.toEqual({ still: 'here' });
+  });
+
+  it('fails an expression that outgrows the heap limit, naming the limit', async () => {
+    const error = await failure(hook(HOSTILE.hugeString).call(request, never));
+    expect(error.message).toBe('sync hook: JSONata evaluation exceeded the memory limit of 128 MiB');
+  });
+
+  it('kills a native call that runs past the budget, and other expressions answer meanwhile', async () => {
+    let runawaySettled = false;
+    const runaway = failure(hook(HOSTILE.backtracking, { timeoutMs: 500 }).call(request, never)).finally(() => (runawaySettled = true));
+    await expect(hook('{"ok": true}').call(request, never)).resolves.toEqual({ ok: true });
+    expect(runawaySettled).toBe(false);
+    expect((await runaway).message).toBe('sync hook: JSONata evaluation timed out after 500 ms; its evaluator process was stopped');
+  });
+
+  it('runs one call of an expression at a time, so a runaway never holds more than one process', async () => {
+    const runaway = hook(HOSTILE.backtracking, { timeoutMs: 300 });
+    const settled: string[] = [];
+    const first = failure(runaway.call(request, never)).then(() => settled.push('first'));
+    const second = failure(runaway.call(request, never)).then(() => settled.push('second'));
+    await hook('{"ok": true}').call(request, never);
+    await hook('{"ok": true}').call(request, never);
+    expect(settled).toEqual([]);
+    await Promise.all([first, second]);
+    expect(settled).toEqual(['first', 'second']);
+  });
+});
+
+describe('isolated JSONata runner: calls that do not run', () => {
+  it('says the caller aborted a call that was waiting for a process', async () => {
+    const pool = poolOf({ processes: 1 });
+    const busy = failure(hook(HOSTILE.backtracking, { timeoutMs: 300 }, pool).call(request, never));
+    const caller = new AbortController();
+    const waiting = failure(hook('{"ok": true}', {}, pool).call(request, caller.signal));
+    caller.abort(new Error('parent deleted'));
+    expect((await waiting).message).toBe('sync hook: JSONata evaluation aborted by the caller');
+    await busy;
+  });
+
+  it('fails calls when the evaluator program cannot start, instead of hanging them', async () => {
+    const pool = poolOf({ entry: new URL('./no-such-evaluator.ts', import.meta.url) });
+    const error = await failure(hook('{"ok": true}', {}, pool).call(request, never));
+    expect(error.message).toMatch(/^sync hook: JSONata evaluation did not run: could not start a JSONata evaluator process \(exit code 1\): .*no-such-evaluator/s);
+  });
+
+  it('fails a running call when the pool closes', async () => {
+    const pool = poolOf();
+    const running = failure(hook(HOSTILE.backtracking, {}, pool).call(request, never));
+    await hook('{}', {}, pool).call(request, never);
+    pool.close();
+    expect((await running).message).toBe('sync hook: JSONata evaluation did not run: the JSONata evaluators have stopped');
+  });
+
+  it('fails calls of a released expression', async () => {
+    const runner = hook('{"ok": true}');
+    runner.release();
+    expect((await failure(runner.call(request, never))).message).toBe("sync hook: JSONata evaluation did not run: the sync hook's expression is no longer in use");
+  });
+});
+
+describe('isolated JSONata runner: observer', () => {
+  it('counts answers 200, expression failures 500 and killed calls as no response', async () => {
+    const outcomes: HookRequestOutcome[] = [];
+    const observer = { requestStarted: () => undefined, requestFinished: (o: HookRequestOutcome) => void outcomes.push(o) };
+    await hook('{}', { observer }).call(request, never);
+    await hook('$error("x")', { observer }).call(request, never).catch(() => undefined);
+    await hook(HOSTILE.backtracking, { observer, timeoutMs: 200 }).call(request, never).catch(() => undefined);
+    expect(outcomes.map((o) => o.code)).toEqual(['200', '500', 'error']);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The JSONata {@link HookRunner} `loom run` uses: the same expression, view, results and errors as the
+ * in-process runner (`jsonata-runner.ts`), evaluated in an evaluator process of a shared pool
+ * (`evaluator-pool.ts`), so that an expression that runs away inside one native call, or kills V8,
+ * fails only its own call. The expression is compiled here first, so a syntax error is reported when
+ * the controller starts, exactly as in-process.
+ */
+import { HookError } from './hook-error.ts';
+import { NO_RESPONSE_CODE } from './hook-observer.ts';
+import type { HookRunner } from './hook-runner.ts';
+import { fromWireFailure } from './evaluator-protocol.ts';
+import type { EvaluatorPool, PooledExpression } from './evaluator-pool.ts';
+import { compileJsonataHook, type JsonataHookOptions } from './jsonata-runner.ts';
+
+/** A runner whose expression stays defined in the pool until it is released. */
+export interface IsolatedJsonataHook extends HookRunner {
+  /** Drops the expression from the pool; later calls fail. Idempotent. */
+  release(): void;
+}
+
+/**
+ * Compiles `options.expression` (throwing `JsonataCompileError` as {@link compileJsonataHook} does) and
+ * returns a runner that evaluates it in `pool`. Each call resolves or rejects as the in-process
+ * runner's would, with two more failures: the process was killed at the deadline (a `HookError` that
+ * says the evaluation timed out) or died of the memory limit or another crash (a `HookError` naming it).
+ * The observer sees every call, with the same codes as in-process.
+ */
+export function compileIsolatedJsonataHook(options: JsonataHookOptions, pool: EvaluatorPool): IsolatedJsonataHook {
+  compileJsonataHook(options);
+  const { expression, hook, timeoutMs, maxDepth } = options;
+  const pooled = pool.define({ expression, hook, timeoutMs, maxDepth });
+  return {
+    call: (request, signal) => evaluate(pooled, options, request, signal),
+    release: () => pooled.forget(),
+  };
+}
+
+/** The error for a call the pool did not answer: the caller aborted, or the pool or expression was closed. */
+function unanswered(hook: string, error: unknown, signal: AbortSignal): HookError {
+  if (signal.aborted) return new HookError(`${hook} hook: JSONata evaluation aborted by the caller`, { cause: signal.reason });
+  return new HookError(`${hook} hook: JSONata evaluation did not run: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+}
+
+async function evaluate(pooled: PooledExpression, options: JsonataHookOptions, request: unknown, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const { hook, clock, observer } = options;
+  const started = clock.now();
+  observer?.requestStarted();
+  let code = NO_RESPONSE_CODE;
+  try {
+    const answer = await pooled.evaluate(request, signal).catch((error: unknown) => {
+      throw unanswered(hook, error, signal);
+    });
+    if ('response' in answer) {
+      code = '200';
+      return answer.response;
+    }
+    code = answer.failure.code;
+    throw fromWireFailure(answer.failure);
+  } finally {
+    observer?.requestFinished({ code, durationSeconds: (clock.now() - started) / 1000 });
+  }
+}

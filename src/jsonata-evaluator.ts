@@ -1,0 +1,24 @@
+/**
+ * The program of a JSONata evaluator process, started by loom's evaluator pool
+ * (`hooks/evaluator-pool.ts`) with a V8 heap limit. It answers loom's messages over the IPC channel
+ * (`hooks/evaluator-service.ts`) and says `ready` once it can. It has no other input or output, and it
+ * exits when loom goes away: at once when idle, else when the evaluation in progress ends (its step
+ * budget ends most; only a single native call that loom would have killed runs on to its end).
+ */
+import { systemClock } from './engine/index.ts';
+import { createEvaluatorService, DEFAULT_MAX_RESPONSE_BYTES, type EvaluatorRequest } from './hooks/index.ts';
+
+if (process.send === undefined) {
+  process.stderr.write('jsonata-evaluator: start it from loom (it needs an IPC channel)\n');
+  process.exit(2);
+}
+const send = process.send.bind(process);
+const serve = createEvaluatorService({ clock: systemClock, send: (reply) => send(reply), maxResponseChars: DEFAULT_MAX_RESPONSE_BYTES });
+// Messages are handled in order, one at a time: a call's evaluation holds the event loop anyway, and
+// a `define` must be done before the call that needs it.
+let queue = Promise.resolve();
+process.on('message', (message: EvaluatorRequest) => {
+  queue = queue.then(() => serve(message));
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready' });
