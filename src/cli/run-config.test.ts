@@ -10,6 +10,7 @@ describe('runConfig', () => {
       kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
+      jsonataProcesses: 2, jsonataMemoryMiB: 256,
     });
   });
 
@@ -28,6 +29,9 @@ describe('runConfig', () => {
     [['--discovery-interval', 'soon'], '--discovery-interval:'],
     [['--metrics-address', '9999'], '--metrics-address:'],
     [['--target-label-selector', 'a=b=c'], '--target-label-selector:'],
+    [['--jsonata-processes', '0'], '--jsonata-processes: "0" is not a number ≥ 1'],
+    [['--jsonata-processes', '1.5'], '--jsonata-processes: "1.5" is not a whole number'],
+    [['--jsonata-memory-limit', '16'], '--jsonata-memory-limit: "16" is not a number ≥ 32'],
     [['--leader-election'], '--leader-election-namespace is required outside a cluster'],
     [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
   ])('names the flag in the error for %j', (args, message) => {
