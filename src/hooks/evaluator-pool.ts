@@ -6,27 +6,36 @@
  * string of half a gigabyte) holds the event loop for as long as it runs; and V8 ends the whole process
  * when a value outgrows its limits ("Fatal JavaScript invalid size error") or the heap is spent, which
  * nothing in JavaScript can catch. A worker thread shares that fate; a child process does not. Each
- * evaluator is a Node process (`src/jsonata-evaluator.ts`) with its own V8 heap limit.
+ * evaluator is a Node process (`evaluator-process.ts`) with its own V8 heap limit.
  *
  * The bounds, and who keeps them:
- * - time: the evaluator's step budget ends an ordinary runaway at `timeoutMs`; a call that has not
- *   answered `graceMs` later is ended here by killing its process (SIGKILL) — the only bound on native
- *   calls. A replacement starts when the next call needs one;
+ * - time: the evaluator's step budget ends an ordinary runaway at `timeoutMs`; a call still running
+ *   `graceMs` later is ended here, by killing its process — the only bound on a native call. A
+ *   watchdog checks every `graceMs / 2`, so a kill comes within `timeoutMs + 1.5 × graceMs`;
  * - memory: `heapMiB` per process; a process that dies of it (or of any other crash) fails just the
  *   call it was running, with the reason read from its last words on stderr;
- * - fairness: each expression (one hook of one controller) has at most one call running at a time, and
- *   expressions waiting for a process take turns. So a runaway expression occupies one process at most,
+ * - fairness: an expression (one hook of one controller) runs on one process at a time, and
+ *   expressions waiting for a process take turns. So a runaway expression holds one process at most,
  *   and with `processes` ≥ 2 every other expression keeps a process to run on;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed.
- * A call's budget starts when its process receives it, not while it waits for a process.
+ *
+ * Speed. An expression's calls are sent to its process up to {@link PIPELINE_DEPTH} ahead, so the
+ * process never waits for the IPC round trip between two calls; while another expression waits for a
+ * process, no more are sent ahead, and the process passes to it once the ones sent are answered. The
+ * process runs them in order, so the oldest unanswered call is the one running: its budget starts when
+ * the call before it is answered. When a process dies, that call fails and the calls sent after it,
+ * which never started, go back to the front of the queue.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { NO_RESPONSE_CODE } from './hook-observer.ts';
-import { readReply, type EvaluatorReply, type EvaluatorRequest, type ExpressionDefinition, type WireFailure } from './evaluator-protocol.ts';
+import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
+import { crashMessage, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
 
 /** The evaluator's outcome of one call. */
 export type EvaluatorAnswer = { response: Record<string, unknown> } | { failure: WireFailure };
+
+/** Calls of one expression sent to its process ahead of their turn. */
+export const PIPELINE_DEPTH = 8;
 
 /** Reads time and waits (the engine's `Clock` fits). */
 export interface PoolClock {
@@ -66,7 +75,7 @@ export interface EvaluatorPool {
   close(): void;
 }
 
-/** A call waiting for, or running on, a process. */
+/** A call waiting for, or sent to, a process. */
 interface Call {
   expression: Expression;
   request: unknown;
@@ -78,147 +87,154 @@ interface Expression {
   id: number;
   definition: ExpressionDefinition;
   waiting: Call[];
-  running: boolean;
+  /** The process its calls are on, while any are. */
+  on: Evaluator | undefined;
   forgotten: boolean;
 }
 
-interface Running {
+interface Sent {
   call: Call;
   number: number;
-  /** Ends the deadline timer. */
-  deadline: AbortController;
+}
+
+interface Evaluator {
+  process: EvaluatorProcess;
+  ready: boolean;
+  defined: Set<number>;
+  /** Calls sent and not answered, oldest (the one running) first; all of one expression. */
+  sent: Sent[];
+  /** When the oldest sent call started running. */
+  startedAt: number;
   /** Set when the pool killed the process for overrunning the deadline. */
   timedOut: boolean;
 }
 
-interface Evaluator {
-  process: ChildProcess;
-  ready: boolean;
-  defined: Set<number>;
-  running: Running | undefined;
-  /** The end of what the process wrote to stderr: its last words explain a crash. */
-  stderrTail: string;
-}
-
-/** How much of an evaluator's stderr is kept to explain its end. */
-const STDERR_TAIL_CHARS = 4_096;
-
-/** What the end of a process means for the call it was running, from what V8 printed as it died. */
-function crashMessage(label: string, heapMiB: number, lastWords: string, end: { code: number | null; signal: NodeJS.Signals | null }): string {
-  const words = lastWords;
-  const { code, signal } = end;
-  if (/heap out of memory|Reached heap limit/i.test(words)) return `${label}: JSONata evaluation exceeded the memory limit of ${heapMiB} MiB`;
-  if (/invalid (size|array length|string length)/i.test(words)) return `${label}: JSONata evaluation built a value larger than JavaScript allows`;
-  const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
-  return `${label}: the JSONata evaluator process ended unexpectedly (${how})`;
-}
-
 /** A pool with no process yet; see the module comment. */
 export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPool {
-  const processes = Math.max(1, Math.floor(options.processes));
+  const most = Math.max(1, Math.floor(options.processes));
   const evaluators = new Set<Evaluator>();
-  /** Expressions with a waiting call and none running, in the order they became so: whose turn it is. */
+  /** Expressions with a waiting call and no process, in the order they became so: whose turn it is. */
   const turns: Expression[] = [];
   let closed = false;
+  let watching = false;
   let nextId = 0;
   let nextCall = 0;
 
-  const send = (evaluator: Evaluator, message: EvaluatorRequest): void => {
-    // A process that died has a closed channel; its exit handler deals with the call.
-    if (evaluator.process.connected) evaluator.process.send(message, (error) => error && evaluator.process.kill('SIGKILL'));
+  const takeTurn = (expression: Expression): void => {
+    if (expression.on === undefined && expression.waiting.length > 0 && !turns.includes(expression)) turns.push(expression);
+  };
+  const leaveTurns = (expression: Expression): void => {
+    if (turns.includes(expression)) turns.splice(turns.indexOf(expression), 1);
   };
 
-  const enqueueTurn = (expression: Expression): void => {
-    if (!expression.running && expression.waiting.length > 0 && !turns.includes(expression)) turns.push(expression);
-  };
-
-  const finish = (evaluator: Evaluator, answer: EvaluatorAnswer): void => {
-    const running = evaluator.running;
-    if (running === undefined) return;
-    evaluator.running = undefined;
-    running.deadline.abort();
-    running.call.expression.running = false;
-    running.call.settle(answer);
-    enqueueTurn(running.call.expression);
-  };
-
-  const start = (evaluator: Evaluator, call: Call): void => {
-    const { expression } = call;
-    expression.running = true;
+  /** Sends `expression`'s waiting calls to `evaluator`, as far ahead as allowed. */
+  const sendAhead = (evaluator: Evaluator, expression: Expression): void => {
     if (!evaluator.defined.has(expression.id)) {
-      send(evaluator, { type: 'define', id: expression.id, definition: expression.definition });
+      evaluator.process.send({ type: 'define', id: expression.id, definition: expression.definition });
       evaluator.defined.add(expression.id);
     }
-    const running: Running = { call, number: nextCall++, deadline: new AbortController(), timedOut: false };
-    evaluator.running = running;
-    send(evaluator, { type: 'call', call: running.number, id: expression.id, request: call.request });
-    options.clock.sleep(expression.definition.timeoutMs + options.graceMs, running.deadline.signal).then(() => {
-      running.timedOut = true;
-      evaluator.process.kill('SIGKILL');
-    }, () => undefined);
-  };
-
-  const onExit = (evaluator: Evaluator, code: number | null, signal: NodeJS.Signals | null): void => {
-    evaluators.delete(evaluator);
-    const running = evaluator.running;
-    if (running !== undefined) {
-      const { definition } = running.call.expression;
-      const label = `${definition.hook} hook`;
-      finish(evaluator, {
-        failure: running.timedOut
-          ? { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE_CODE }
-          : { kind: 'hook', message: crashMessage(label, options.heapMiB, evaluator.stderrTail, { code, signal }), code: '500' },
-      });
-    } else if (!evaluator.ready && !closed) {
-      // It never started: fail the call that would have run first, so a broken set-up fails calls instead of hanging them.
-      const call = turns[0]?.waiting.shift();
-      if (call !== undefined) {
-        if (turns[0]!.waiting.length === 0) turns.shift();
-        call.fail(new Error(`could not start a JSONata evaluator process (${signal ?? `exit code ${code}`}): ${evaluator.stderrTail.trim() || 'it printed nothing'}`));
-      }
+    const limit = turns.length > 0 ? 1 : PIPELINE_DEPTH;
+    while (evaluator.sent.length < limit && expression.waiting.length > 0) {
+      const sent = { call: expression.waiting.shift()!, number: nextCall++ };
+      if (evaluator.sent.length === 0) evaluator.startedAt = options.clock.now();
+      evaluator.sent.push(sent);
+      evaluator.process.send({ type: 'call', call: sent.number, id: expression.id, request: sent.call.request });
     }
-    dispatch();
-  };
-
-  const spawn = (): void => {
-    const child = fork(options.entry, [], {
-      execArgv: [`--max-old-space-size=${options.heapMiB}`],
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
-    const evaluator: Evaluator = { process: child, ready: false, defined: new Set(), running: undefined, stderrTail: '' };
-    evaluators.add(evaluator);
-    child.stderr?.setEncoding('utf8').on('data', (text: string) => {
-      evaluator.stderrTail = (evaluator.stderrTail + text).slice(-STDERR_TAIL_CHARS);
-    });
-    // Without a listener, a failed spawn or a broken channel would be an uncaught error in loom.
-    child.on('error', () => child.kill('SIGKILL'));
-    child.on('message', (message: unknown) => onReply(evaluator, readReply(message)));
-    child.once('exit', (code, signal) => onExit(evaluator, code, signal));
-  };
-
-  const onReply = (evaluator: Evaluator, reply: EvaluatorReply | undefined): void => {
-    if (reply === undefined) return;
-    if (reply.type === 'ready') {
-      evaluator.ready = true;
-      dispatch();
-      return;
-    }
-    if (evaluator.running?.number !== reply.call) return;
-    finish(evaluator, reply.type === 'result' ? { response: reply.response } : { failure: reply.failure });
-    dispatch();
+    watch();
   };
 
   function dispatch(): void {
     if (closed) return;
     for (const evaluator of evaluators) {
-      if (turns.length === 0) return;
-      if (!evaluator.ready || evaluator.running !== undefined) continue;
-      const expression = turns.shift()!;
-      start(evaluator, expression.waiting.shift()!);
+      const current = evaluator.sent[0]?.call.expression;
+      if (current !== undefined) sendAhead(evaluator, current);
+      else if (evaluator.ready && turns.length > 0) {
+        const expression = turns.shift()!;
+        expression.on = evaluator;
+        sendAhead(evaluator, expression);
+      }
     }
     const starting = [...evaluators].filter((e) => !e.ready).length;
-    if (turns.length > starting && evaluators.size < processes) spawn();
+    if (turns.length > starting && evaluators.size < most) spawn();
+  }
+
+  /** The oldest call was answered: the next one starts, or the process is free for whoever's turn it is. */
+  const answered = (evaluator: Evaluator, answer: EvaluatorAnswer): void => {
+    const done = evaluator.sent.shift()!;
+    evaluator.startedAt = options.clock.now();
+    const { expression } = done.call;
+    if (evaluator.sent.length === 0) {
+      expression.on = undefined;
+      takeTurn(expression);
+    }
+    done.call.settle(answer);
+  };
+
+  const onExit = (evaluator: Evaluator, end: ProcessEnd): void => {
+    evaluators.delete(evaluator);
+    const [running, ...unstarted] = evaluator.sent;
+    if (running !== undefined) {
+      const { expression } = running.call;
+      expression.waiting.unshift(...unstarted.map((s) => s.call));
+      expression.on = undefined;
+      takeTurn(expression);
+      running.call.settle({ failure: failureOf(expression.definition, evaluator.timedOut, end) });
+    } else if (!evaluator.ready) {
+      failFirstWaiting(new Error(`could not start a JSONata evaluator process (${end.signal ?? `exit code ${end.code}`}): ${end.lastWords.trim() || 'it printed nothing'}`));
+    }
+    dispatch();
+  };
+
+  const failureOf = (definition: ExpressionDefinition, timedOut: boolean, end: ProcessEnd): WireFailure => {
+    const label = `${definition.hook} hook`;
+    if (timedOut) return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE_CODE };
+    return { kind: 'hook', message: crashMessage(label, options.heapMiB, end), code: '500' };
+  };
+
+  /** A process that never started fails the call that would have run first, so a broken set-up fails calls instead of hanging them. */
+  const failFirstWaiting = (error: Error): void => {
+    const expression = turns[0];
+    const call = expression?.waiting.shift();
+    if (expression === undefined || call === undefined || closed) return;
+    if (expression.waiting.length === 0) leaveTurns(expression);
+    call.fail(error);
+  };
+
+  const onReply = (evaluator: Evaluator, reply: EvaluatorReply): void => {
+    if (reply.type === 'ready') evaluator.ready = true;
+    else if (evaluator.sent[0]?.number === reply.call) answered(evaluator, reply.type === 'result' ? { response: reply.response } : { failure: reply.failure });
+    dispatch();
+  };
+
+  function spawn(): void {
+    const evaluator: Evaluator = {
+      ready: false, defined: new Set(), sent: [], startedAt: 0, timedOut: false,
+      process: startEvaluatorProcess(options.entry, options.heapMiB, {
+        reply: (reply) => onReply(evaluator, reply),
+        exit: (end) => onExit(evaluator, end),
+      }),
+    };
+    evaluators.add(evaluator);
+  }
+
+  /** Kills the processes whose running call is past its deadline; runs while any call is sent. */
+  function watch(): void {
+    if (watching || closed) return;
+    watching = true;
+    void (async () => {
+      while (!closed && [...evaluators].some((e) => e.sent.length > 0)) {
+        await options.clock.sleep(options.graceMs / 2);
+        for (const evaluator of evaluators) {
+          const running = evaluator.sent[0];
+          if (running === undefined || evaluator.timedOut) continue;
+          if (options.clock.now() > evaluator.startedAt + running.call.expression.definition.timeoutMs + options.graceMs) {
+            evaluator.timedOut = true;
+            evaluator.process.kill();
+          }
+        }
+      }
+      watching = false;
+    })();
   }
 
   const enqueue = (expression: Expression, request: unknown, signal: AbortSignal): Promise<EvaluatorAnswer> => {
@@ -227,11 +243,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<EvaluatorAnswer>((resolve, reject) => {
       const onAbort = (): void => {
-        // Waiting: it leaves the queue. Running: the caller stops waiting, but the process finishes (or
-        // is killed at the deadline) before the expression runs again, so a runaway cannot pile up.
+        // Waiting: it leaves the queue. Sent: the caller stops waiting, but the process still runs it
+        // (or is killed at its deadline) before the expression gets another process.
         const index = expression.waiting.indexOf(call);
         if (index >= 0) expression.waiting.splice(index, 1);
-        if (expression.waiting.length === 0 && turns.includes(expression)) turns.splice(turns.indexOf(expression), 1);
+        if (expression.waiting.length === 0) leaveTurns(expression);
         reject(signal.reason as Error);
       };
       const call: Call = {
@@ -247,22 +263,22 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       };
       signal.addEventListener('abort', onAbort, { once: true });
       expression.waiting.push(call);
-      enqueueTurn(expression);
+      takeTurn(expression);
       dispatch();
     });
   };
 
   return {
     define(definition) {
-      const expression: Expression = { id: nextId++, definition, waiting: [], running: false, forgotten: false };
+      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false };
       return {
         evaluate: (request, signal) => enqueue(expression, request, signal),
         forget() {
           expression.forgotten = true;
           for (const call of expression.waiting.splice(0)) call.fail(new Error(`the ${definition.hook} hook's expression is no longer in use`));
-          if (turns.includes(expression)) turns.splice(turns.indexOf(expression), 1);
+          leaveTurns(expression);
           for (const evaluator of evaluators) {
-            if (evaluator.defined.delete(expression.id)) send(evaluator, { type: 'forget', id: expression.id });
+            if (evaluator.defined.delete(expression.id)) evaluator.process.send({ type: 'forget', id: expression.id });
           }
         },
       };
@@ -273,10 +289,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       const stopped = new Error('the JSONata evaluators have stopped');
       for (const expression of turns.splice(0)) for (const call of expression.waiting.splice(0)) call.fail(stopped);
       for (const evaluator of evaluators) {
-        evaluator.running?.deadline.abort();
-        evaluator.running?.call.fail(stopped);
-        evaluator.running = undefined;
-        evaluator.process.kill('SIGKILL');
+        for (const sent of evaluator.sent.splice(0)) {
+          sent.call.fail(stopped);
+          for (const call of sent.call.expression.waiting.splice(0)) call.fail(stopped);
+        }
+        evaluator.process.kill();
       }
     },
   };

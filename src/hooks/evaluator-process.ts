@@ -1,0 +1,76 @@
+/**
+ * One JSONata evaluator process as loom sees it: started from the evaluator program with a V8 heap
+ * limit, talking JSON over Node's IPC channel, and able to say why it died. Scheduling calls onto
+ * processes is the pool's business (`evaluator-pool.ts`).
+ */
+import { fork } from 'node:child_process';
+import { readReply, type EvaluatorReply, type EvaluatorRequest } from './evaluator-protocol.ts';
+
+/** How much of a process's stderr is kept: its last words explain a crash. */
+const STDERR_TAIL_CHARS = 4_096;
+
+/** How a process ended. */
+export interface ProcessEnd {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** The end of what it wrote to stderr. */
+  lastWords: string;
+}
+
+/** What happens to a process, reported to its owner. */
+export interface ProcessEvents {
+  reply(reply: EvaluatorReply): void;
+  exit(end: ProcessEnd): void;
+}
+
+/** A running evaluator process. */
+export interface EvaluatorProcess {
+  send(message: EvaluatorRequest): void;
+  /** SIGKILL, by the process's own PID; `exit` follows. */
+  kill(): void;
+}
+
+/** Starts `entry` with a heap limit of `heapMiB`; `events` hears every valid reply and the exit. */
+export function startEvaluatorProcess(entry: URL, heapMiB: number, events: ProcessEvents): EvaluatorProcess {
+  const child = fork(entry, [], {
+    execArgv: [`--max-old-space-size=${heapMiB}`],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    serialization: 'json',
+  });
+  let lastWords = '';
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    lastWords = (lastWords + text).slice(-STDERR_TAIL_CHARS);
+  });
+  const kill = (): void => void child.kill('SIGKILL');
+  let ended = false;
+  const end = (code: number | null, signal: NodeJS.Signals | null): void => {
+    if (!ended) events.exit({ code, signal, lastWords });
+    ended = true;
+  };
+  // Without a listener, a failed spawn or a broken channel would be an uncaught error in loom. A
+  // process that never started may not emit 'exit', so its end is reported here.
+  child.on('error', (error) => {
+    if (child.pid === undefined) {
+      lastWords ||= error.message;
+      end(null, null);
+    } else kill();
+  });
+  child.on('message', (message: unknown) => {
+    const reply = readReply(message);
+    if (reply !== undefined) events.reply(reply);
+  });
+  child.once('exit', end);
+  return {
+    // A process that died has a closed channel; its exit reports what became of its calls.
+    send: (message) => void (child.connected && child.send(message, (error) => error && kill())),
+    kill,
+  };
+}
+
+/** What the end of a process means for the call it was running, from what V8 printed as it died. */
+export function crashMessage(label: string, heapMiB: number, end: ProcessEnd): string {
+  if (/heap out of memory|Reached heap limit/i.test(end.lastWords)) return `${label}: JSONata evaluation exceeded the memory limit of ${heapMiB} MiB`;
+  if (/invalid (size|array length|string length)/i.test(end.lastWords)) return `${label}: JSONata evaluation built a value larger than JavaScript allows`;
+  const how = end.signal === null ? `exit code ${end.code}` : `signal ${end.signal}`;
+  return `${label}: the JSONata evaluator process ended unexpectedly (${how})`;
+}
