@@ -97,6 +97,14 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
     expect((await runaway).message).toBe('sync hook: JSONata evaluation timed out after 500 ms; its evaluator process was stopped');
   });
 
+  it('reruns the calls sent after the one that crashed its process, which never started', async () => {
+    const runner = hook(`who = "fatal" ? ${HOSTILE.fatalSize} : {"who": who}`);
+    const calls = ['fatal', 'a', 'b', 'c'].map((who) => runner.call({ who }, never).then((r) => r, (err: unknown) => (err as Error).message));
+    expect(await Promise.all(calls)).toEqual([
+      'sync hook: JSONata evaluation built a value larger than JavaScript allows', { who: 'a' }, { who: 'b' }, { who: 'c' },
+    ]);
+  });
+
   it('runs one call of an expression at a time, so a runaway never holds more than one process', async () => {
     const runaway = hook(HOSTILE.backtracking, { timeoutMs: 300 });
     const settled: string[] = [];
