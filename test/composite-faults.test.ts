@@ -15,7 +15,7 @@ const { kind, plural } = TEST_PARENT_KINDS.faulty;
 /** Parents labelled `fault-controller: slow` go to the controller with a 300 ms hook timeout. */
 type ControllerName = 'fast' | 'slow';
 /** How the hook answers for one parent. */
-type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch';
+type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch' | 'oneRefused';
 
 interface SyncRequest {
   parent: KubeObject & { spec: { color: string } };
@@ -69,6 +69,12 @@ async function sync(req: SyncRequest, reply: FastifyReply) {
     case 'mismatch':
       // A new child whose labels miss the parent's selector, and the existing child left out.
       return answer(req.parent, { name: `${name}-stray`, owner: 'someone-else' });
+    case 'oneRefused': {
+      // The usual child, and one the API server refuses (a ConfigMap key may not hold a space).
+      const both = answer(req.parent, { name: `${name}-config`, owner: name });
+      const refused = { ...both.children[0]!, metadata: { name: `${name}-refused`, labels: { faulty: name } }, data: { 'not a key': 'x' } };
+      return { ...both, children: [...both.children, refused] };
+    }
     default:
       return answer(req.parent, { name: `${name}-config`, owner: name });
   }
@@ -193,5 +199,21 @@ describe('CompositeController hook faults', () => {
     expect(await clients.writer.get(configMapRef('mismatch-stray'))).toBeUndefined();
     const parent = await clients.writer.get(parentRef('mismatch'));
     expect(colorOf(parent)).toBe('first');
+  });
+
+  it('writes the hook status but keeps observedGeneration while a child write of the generation failed', async () => {
+    await establishThenBreak('partial', 'oneRefused');
+    const message = await syncErrorMatching('partial', /partial-refused/);
+    expect(message).toMatch(/not a key/);
+    await converged('partial', 'second');
+    const parent = await clients.writer.get(parentRef('partial'));
+    expect(parent?.metadata.generation).toBe(2);
+    expect((parent?.status as { observedGeneration?: number }).observedGeneration).toBe(1);
+    modes.set('partial', 'ok');
+    await applyParent('partial', 'third');
+    await eventually(async () => {
+      const healed = await clients.writer.get(parentRef('partial'));
+      return (healed?.status as { observedGeneration?: number }).observedGeneration === 3 || undefined;
+    }, 'observedGeneration to reach 3 once every child write succeeds');
   });
 });

@@ -14,6 +14,15 @@ describe('desiredStatus', () => {
     expect(desiredStatus({ hookStatus, generation })).toEqual(expected);
   });
 
+  it.each<[string, unknown, JsonObject]>([
+    ['keeps the observedGeneration now on the parent', { phase: 'Old', observedGeneration: 4 }, { phase: 'New', observedGeneration: 4 }],
+    ['sets none when the parent has none', { phase: 'Old' }, { phase: 'New' }],
+    ['sets none when the parent has no status', undefined, { phase: 'New' }],
+    ['ignores a value that is not a generation', { observedGeneration: 'x' }, { phase: 'New' }],
+  ])('while a child write failed, %s', (_name, current, expected) => {
+    expect(desiredStatus({ hookStatus: { phase: 'New', observedGeneration: 9 }, generation: 5, current, childrenWritten: false })).toEqual(expected);
+  });
+
   it('copies the hook status instead of changing it', () => {
     const hookStatus: JsonObject = { nested: { a: 1 } };
     const status = desiredStatus({ hookStatus, generation: 2 });

@@ -9,16 +9,17 @@ import { isConflict, isNotFound } from '../../kube/index.ts';
 import type { CompositeContext } from './context.ts';
 
 /**
- * Writes `.status` = the hook's status plus `observedGeneration` when it differs from the cached one.
+ * Writes `.status` = the hook's status plus `observedGeneration` when it differs from the cached one;
+ * the generation is stamped only when `childrenWritten` (every child write of the sync succeeded).
  * NotFound (parent gone) needs nothing. A Conflict (our cached parent was behind) goes up as is: the
  * engine retries it quietly. Dropping it would lose the status for good when the newer parent differs
  * only in status and `ignoreStatusChanges` filters that event out.
  */
-export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hookStatus: { [key: string]: Json } | null): Promise<void> {
+export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hookStatus: { [key: string]: Json } | null, childrenWritten: boolean): Promise<void> {
   // A built-in type's status belongs to Kubernetes' own controllers (a Namespace's phase, a
   // Deployment's replicas): a hook that says nothing about status must not wipe it.
   if (hookStatus === null && isBuiltInGroup(groupOf(ctx.parentType.apiVersion))) return;
-  const status = desiredStatus({ hookStatus, generation: parent.metadata.generation });
+  const status = desiredStatus({ hookStatus, generation: parent.metadata.generation, current: parent.status, childrenWritten });
   if (!statusChanged(parent.status, status)) return;
   if (!ctx.parentType.subresources.includes('status')) {
     warnNoStatusOnce(ctx, parent);

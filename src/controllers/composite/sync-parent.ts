@@ -40,7 +40,7 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
     manage = after.manageChildren;
   }
   const failures = manage ? await manageChildren({ ...ctx, types: ctx.children }, desired, claimed) : [];
-  await writeStatus(ctx, parent, response.status);
+  await writeStatus(ctx, parent, response.status, failures.length === 0);
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }
