@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidSelectorError, isEmptySelector, matchesSelector, type LabelSelector } from './label-selector.ts';
+import { formatSelector, InvalidSelectorError, isEmptySelector, matchesSelector, type LabelSelector } from './label-selector.ts';
 
 const labels = { app: 'web', tier: 'front' };
 
@@ -37,5 +37,17 @@ describe('isEmptySelector', () => {
     expect(isEmptySelector({})).toBe(true);
     expect(isEmptySelector({ matchLabels: {}, matchExpressions: [] })).toBe(true);
     expect(isEmptySelector({ matchLabels: { a: 'b' } })).toBe(false);
+  });
+});
+
+describe('formatSelector', () => {
+  it('prints labels first, then each expression, as kubectl does', () => {
+    expect(formatSelector({
+      matchLabels: { app: 'web', tier: 'front' },
+      matchExpressions: [
+        { key: 'zone', operator: 'In', values: ['a', 'b'] }, { key: 'env', operator: 'NotIn', values: ['dev'] },
+        { key: 'owner', operator: 'Exists' }, { key: 'legacy', operator: 'DoesNotExist' },
+      ],
+    })).toBe('app=web,tier=front,zone in (a,b),env notin (dev),owner,!legacy');
   });
 });

@@ -55,3 +55,24 @@ export function matchesSelector(selector: LabelSelector, labels: Readonly<Record
 export function isEmptySelector(selector: LabelSelector): boolean {
   return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
 }
+
+/** One requirement as kubectl prints it: `k in (a,b)`, `k notin (a)`, `k`, `!k`. */
+function formatRequirement(req: SelectorRequirement): string {
+  const values = (req.values ?? []).join(',');
+  switch (req.operator) {
+    case 'In':
+      return `${req.key} in (${values})`;
+    case 'NotIn':
+      return `${req.key} notin (${values})`;
+    case 'Exists':
+      return req.key;
+    default:
+      return `!${req.key}`;
+  }
+}
+
+/** `selector` as kubectl and Metacontroller print it (`app=web,tier in (a,b),!legacy`), for messages. */
+export function formatSelector(selector: LabelSelector): string {
+  const labels = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  return [...labels, ...(selector.matchExpressions ?? []).map(formatRequirement)].join(',');
+}

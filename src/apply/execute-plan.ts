@@ -35,6 +35,12 @@ export interface ExecutePlanOptions {
   records: AppliedRecords;
   /** The observed child, for the dry-run comparison before a server-side-apply recreate. */
   observedOf: (child: ChildRef) => KubeObject | undefined;
+  /**
+   * For a create refused because the name is taken: why the object holding it cannot become this
+   * owner's (a clause to follow "<Kind> <ns>/<name> already exists and …"), or `undefined` when it is
+   * the owner's already and the cache was behind (see `core/taken-name.ts`).
+   */
+  whyNotOurs: (existing: KubeObject) => string | undefined;
   logger: Logger;
 }
 
@@ -53,10 +59,57 @@ function comparable(obj: KubeObject): string {
   return canonicalJson(sanitizeForApply(obj));
 }
 
-async function applyAndRecord(options: ExecutePlanOptions, child: ChildRef, object: KubeObject, fingerprint: string): Promise<void> {
-  const applied = await options.writer.apply(object, { fieldManager: options.fieldManager });
+/** One server-side apply of a child: the object, the fingerprint to record, and whether it may only create. */
+interface ChildApply {
+  child: ChildRef;
+  object: KubeObject;
+  fingerprint: string;
+  createOnly?: boolean;
+}
+
+async function applyAndRecord(options: ExecutePlanOptions, { child, object, fingerprint, createOnly = false }: ChildApply): Promise<void> {
+  const applied = await options.writer.apply(object, { fieldManager: options.fieldManager, createOnly });
   const record = appliedRecordOf(applied, fingerprint);
   if (record) options.records.set(childKey(child), record);
+}
+
+function describeChild(child: ChildRef): string {
+  return `${child.kind} ${child.namespace ? `${child.namespace}/` : ''}${child.name}`;
+}
+
+/**
+ * After a create the API server refused because the name is taken (one uncached read): returns
+ * quietly when the object is ours and the cache was just behind, as its watch event brings the next
+ * sync; otherwise throws, saying whose it is, so the sync fails with a SyncError naming it. Nothing is
+ * written to it either way.
+ */
+async function judgeTakenName(options: ExecutePlanOptions, child: ChildRef, refusal: unknown): Promise<void> {
+  const existing = await options.writer.get(refOf(child));
+  if (!existing) {
+    // Deleted between the create and the read: the failed sync is retried, and creates it then.
+    throw new Error(`${describeChild(child)} existed at the create and was gone at the read that followed`, { cause: refusal });
+  }
+  const reason = options.whyNotOurs(existing);
+  if (reason !== undefined) throw new Error(`${describeChild(child)} already exists and ${reason}`, { cause: refusal });
+}
+
+/**
+ * Creates a child loom has not observed so that an existing object of that name is never changed, as
+ * Metacontroller's `POST` does: with dynamic apply a `POST`, with server-side apply a create-only
+ * apply, which keeps the fields owned by an `Apply` entry that later applies can prune (a `POST`
+ * would leave them to an `Update` entry that no apply ever removes). Resolves whether it wrote.
+ */
+async function create(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'create' }>): Promise<boolean> {
+  try {
+    const { child, object, fingerprint } = decision;
+    if (fingerprint !== undefined) await applyAndRecord(options, { child, object, fingerprint, createOnly: true });
+    else await options.writer.create(object);
+    return true;
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    await judgeTakenName(options, decision.child, err);
+    return false;
+  }
 }
 
 /**
@@ -119,7 +172,7 @@ async function update(options: ExecutePlanOptions, decision: Extract<ChildDecisi
     const path = `/metadata/annotations/${LAST_APPLIED_ANNOTATION.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     await options.writer.patchJson(refOf(decision.child), [{ op: 'remove', path }]);
   }
-  await applyAndRecord(options, decision.child, decision.object, decision.fingerprint);
+  await applyAndRecord(options, decision);
 }
 
 /** Runs one decision; resolves whether the API was written. */
@@ -133,9 +186,7 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
       options.records.delete(childKey(decision.child));
       return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
     case 'create':
-      if (decision.fingerprint !== undefined) await applyAndRecord(options, decision.child, decision.object, decision.fingerprint);
-      else await writer.create(decision.object).catch(swallow(isAlreadyExists));
-      return true;
+      return create(options, decision);
     case 'update':
       await update(options, decision);
       return true;
@@ -145,8 +196,8 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
 }
 
 /**
- * NotFound/Conflict on update and AlreadyExists on create mean the cache was behind; the watch event
- * that follows triggers the next sync, which sees the truth. Anything else is a real failure.
+ * NotFound/Conflict on a dynamic-apply update mean the cache was behind; the watch event that follows
+ * triggers the next sync, which sees the truth. Anything else is a real failure.
  */
 function swallow(expected: (err: unknown) => boolean): (err: unknown) => undefined {
   return (err) => {

@@ -26,13 +26,19 @@ export interface ChildManager {
   records: AppliedRecords;
   logger: Logger;
   types: readonly ManagedType[];
+  /**
+   * Why an object holding a desired name that a create found taken cannot be the owner's, or
+   * `undefined` when it is (see `core/taken-name.ts`): a child, or an attachment, by its own rules.
+   */
+  whyNotOurs: (existing: KubeObject) => string | undefined;
 }
 
 /**
  * Desired objects loom applied moments ago that its cache has not seen yet: applying them again
  * would be a wasted write. Only an object absent from its type's whole cache counts — one that is
- * cached but not observed as ours (released, say) is applied as usual. Once the watch delivers it, it
- * is compared as usual; if it is deleted, its record goes with it.
+ * cached but not observed as ours (released, say) is created as usual, which its taken name refuses
+ * with an error saying why. Once the watch delivers it, it is compared as usual; if it is deleted,
+ * its record goes with it.
  */
 function awaitingCache(manager: ChildManager, desired: KubeObject): boolean {
   const store = manager.types.find((t) => t.type.apiVersion === desired.apiVersion && t.type.kind === desired.kind)?.store;
@@ -52,7 +58,7 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   });
   const outcomes = await executePlan({
     decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
-    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)),
+    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs,
   });
   for (const outcome of outcomes) if (outcome.wrote && !outcome.error) manager.host.metrics.applied(manager.labels, outcome.action);
   return outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));

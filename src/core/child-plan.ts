@@ -30,11 +30,15 @@ export interface ChildRef {
   name: string;
 }
 
-/** Create a missing child. */
+/**
+ * Create a child the parent has not claimed. The caller must create it so that an existing object of
+ * that name is refused, never changed (a `POST`, or a create-only apply), and then judge the object
+ * that holds the name: it may be the parent's own, seen late by the cache.
+ */
 export interface CreateDecision {
   action: 'create';
   child: ChildRef;
-  /** To POST (dynamic-apply: carries the last-applied annotation) or apply (server-side-apply). */
+  /** To POST (dynamic-apply: carries the last-applied annotation) or apply create-only (server-side-apply). */
   object: KubeObject;
   /** Server-side-apply only: the hash to record with the applied object ({@link AppliedRecord}). */
   fingerprint?: string;

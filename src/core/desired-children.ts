@@ -4,7 +4,7 @@
  * no child and no status is written — and every problem is reported at once so the user can fix them in
  * one go.
  */
-import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../api/label-selector.ts';
+import { formatSelector, matchesSelector, type LabelSelector } from '../api/label-selector.ts';
 import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../api/object.ts';
 import type { ApplyStrategy } from './child-plan.ts';
 import { CONTROLLER_UID_LABEL, controllerRefFor } from './claim.ts';
@@ -43,26 +43,6 @@ function describe(obj: KubeObject): string {
 
 function typeName(t: { apiVersion: string; kind: string }): string {
   return `${t.kind}.${t.apiVersion}`;
-}
-
-/** The `k=v,k in (a,b),!k` form kubectl and Metacontroller print selectors in. */
-function formatRequirement(req: SelectorRequirement): string {
-  const values = (req.values ?? []).join(',');
-  switch (req.operator) {
-    case 'In':
-      return `${req.key} in (${values})`;
-    case 'NotIn':
-      return `${req.key} notin (${values})`;
-    case 'Exists':
-      return req.key;
-    default:
-      return `!${req.key}`;
-  }
-}
-
-function formatSelector(selector: LabelSelector): string {
-  const labels = Object.entries(selector.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-  return [...labels, ...(selector.matchExpressions ?? []).map(formatRequirement)].join(',');
 }
 
 function identityProblem(child: KubeObject, index: number): string | undefined {

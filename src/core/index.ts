@@ -16,6 +16,7 @@ export {
   planChildren, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
+export { whyNotChild, whyNotAttachment } from './taken-name.ts';
 export { relatedSelection, selects, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
 export { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';
 export { decorates, isAttachmentOf, attachmentAnnotations, planTargetWrites, type TargetChanges, type TargetWriteOptions, type TargetWrites } from './decorator.ts';

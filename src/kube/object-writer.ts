@@ -3,8 +3,8 @@
  * precondition, and an uncached read. The type of each object (its REST path and scope) comes from
  * discovery, so built-ins and CRDs go through the same code.
  */
-import type { KubeObject } from '../api/object.ts';
-import { isNotFound } from './kube-api-error.ts';
+import { groupOf, type KubeObject } from '../api/object.ts';
+import { isConflict, isNotFound, KubeApiError } from './kube-api-error.ts';
 import { discover } from './discovery.ts';
 import type { RestClient } from './rest-client.ts';
 import { resourcePath, type ResourceType } from './resource-path.ts';
@@ -25,6 +25,13 @@ export interface ApplyOptions {
   fieldManager: string;
   /** Validate and compute the result without persisting it. */
   dryRun?: boolean;
+  /**
+   * Only create: an object of that name that already exists is left untouched and the apply is refused
+   * with 409 AlreadyExists, as a `POST` would be. The fields are still owned by an `Apply` entry of the
+   * field manager, so later applies prune what they no longer set (a `POST` records an `Update` entry,
+   * whose fields no apply of the same manager ever removes).
+   */
+  createOnly?: boolean;
 }
 
 /** How to create. */
@@ -42,7 +49,7 @@ export interface DeleteOptions {
 
 /** Write (and uncached read) operations on any object. */
 export interface ObjectWriter {
-  /** `PATCH` with `application/apply-patch+yaml`, `force=true`: loom owns the fields it sets. */
+  /** `PATCH` with `application/apply-patch+yaml`, `force=true`: loom owns the fields it sets. See {@link ApplyOptions.createOnly}. */
   apply(obj: KubeObject, options: ApplyOptions): Promise<KubeObject>;
   create(obj: KubeObject, options?: CreateOptions): Promise<KubeObject>;
   /** `PUT` with the object's resourceVersion (optimistic concurrency). */
@@ -59,6 +66,32 @@ export interface ObjectWriter {
 
 function refOf(obj: KubeObject): ObjectRef {
   return { apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name ?? '' };
+}
+
+/**
+ * The precondition of a create-only apply. An apply whose body carries `metadata.resourceVersion` is
+ * refused with 409 Conflict unless the object exists with exactly that version; when no object exists
+ * the version is ignored and the object is created (checked against kube-apiserver 1.34: created when
+ * absent, refused and left as it was when present, in dry runs too; `0` would mean "no precondition"
+ * and a non-number is a 500). No object kept in etcd ever has version 1, etcd's first write being
+ * revision 2, so such an apply can only create.
+ */
+const NEVER_STORED_VERSION = '1';
+
+function withNeverStoredVersion(obj: KubeObject): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: NEVER_STORED_VERSION } };
+}
+
+/**
+ * A create-only apply's 409 Conflict as the 409 AlreadyExists a `POST` gets, worded as the API server
+ * words that one, so callers and users see the same answer in both apply strategies. The Conflict is
+ * not kept as the cause: its text ("the object has been modified") misstates what happened.
+ */
+function asAlreadyExists(err: unknown, type: ResourceType, name: string): unknown {
+  if (!isConflict(err)) return err;
+  const group = groupOf(type.apiVersion);
+  const resource = group ? `${type.resource}.${group}` : type.resource;
+  return new KubeApiError(`409 AlreadyExists: ${resource} "${name}" already exists`, { status: 409, reason: 'AlreadyExists' });
 }
 
 /**
@@ -80,13 +113,19 @@ export function createObjectWriter(client: RestClient, resolveType: TypeResolver
     resourcePath(resolveType(ref.apiVersion, ref.kind), { namespace: ref.namespace, ...(named ? { name: ref.name } : {}), subresource });
 
   return {
-    apply: (obj, options) => client.request<KubeObject>({
-      method: 'PATCH',
-      path: pathOf(refOf(obj)),
-      query: { fieldManager: options.fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
-      contentType: 'application/apply-patch+yaml',
-      body: obj,
-    }),
+    async apply(obj, options) {
+      try {
+        return await client.request<KubeObject>({
+          method: 'PATCH',
+          path: pathOf(refOf(obj)),
+          query: { fieldManager: options.fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
+          contentType: 'application/apply-patch+yaml',
+          body: options.createOnly ? withNeverStoredVersion(obj) : obj,
+        });
+      } catch (err) {
+        throw options.createOnly ? asAlreadyExists(err, resolveType(obj.apiVersion, obj.kind), obj.metadata.name ?? '') : err;
+      }
+    },
     create: (obj, options = {}) => client.request<KubeObject>({
       method: 'POST', path: pathOf(refOf(obj), false), query: { dryRun: options.dryRun ? 'All' : undefined }, body: obj,
     }),

@@ -30,6 +30,7 @@ export const TEST_PARENT_KINDS = {
   dynamicPaint: { plural: 'dynamicpaints', kind: 'DynamicPaint' },
   lifecycle: { plural: 'lifecycles', kind: 'Lifecycle' },
   claim: { plural: 'claims', kind: 'Claim' },
+  takenName: { plural: 'takennames', kind: 'TakenName' },
   quiet: { plural: 'quiets', kind: 'Quiet' },
   faulty: { plural: 'faulties', kind: 'Faulty' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },

@@ -1,12 +1,13 @@
 /**
  * One sync of one CompositeController parent — the reconcile (contract §3.2, §4, §5): finalizer,
  * claim (adopt/release), hook, validation of the desired children, child writes, status. Reads come
- * from the caches; the only uncached read is the parent check before an adoption. No child is
- * created, changed or deleted before the hook's answer has been validated, so a failing or garbled
- * hook never deletes a child.
+ * from the caches; the only uncached reads are the parent check before an adoption and, when a create
+ * finds a child's name taken, the read of the object holding it. No child is created, changed or
+ * deleted before the hook's answer has been validated, so a failing or garbled hook never deletes a
+ * child.
  */
 import { matchesSelector, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
-import { afterFinalize, decideLifecycle, parentSelector, type LifecycleDecision } from '../../core/index.ts';
+import { afterFinalize, decideLifecycle, parentSelector, whyNotChild, type LifecycleDecision } from '../../core/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { errorChain, type ReconcileResult } from '../../engine/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
@@ -39,7 +40,8 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
     if (after.removeFinalizer) parent = await setFinalizer(ctx, parent, false);
     manage = after.manageChildren;
   }
-  const failures = manage ? await manageChildren({ ...ctx, types: ctx.children }, desired, claimed) : [];
+  const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
+  const failures = manage ? await manageChildren({ ...ctx, types: ctx.children, whyNotOurs }, desired, claimed) : [];
   await writeStatus(ctx, parent, response.status, failures.length === 0);
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};

@@ -6,7 +6,7 @@
  */
 import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject, type TypedObjects } from '../../api/index.ts';
 import {
-  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, type TargetWrites,
+  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, whyNotAttachment, type TargetWrites,
 } from '../../core/index.ts';
 import { errorChain, type ReconcileResult } from '../../engine/index.ts';
 import { callHook } from '../call-hook.ts';
@@ -36,7 +36,8 @@ export async function syncTarget(ctx: DecoratorContext, key: string, signal: Abo
   await writeTarget(ctx, planTargetWrites(obj, response, {
     finalizer: ctx.finalizer, removeFinalizer: after.removeFinalizer, statusSubresource: target.type.subresources.includes('status'),
   }));
-  const failures = after.manageChildren ? await manageChildren({ ...ctx, types: ctx.attachments }, desired, observed) : [];
+  const whyNotOurs = (existing: KubeObject) => whyNotAttachment({ target: obj, controllerName: ctx.controller.name, existing });
+  const failures = after.manageChildren ? await manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs }, desired, observed) : [];
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} attachment write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }

@@ -1,0 +1,122 @@
+/**
+ * The create path of `executePlan`, over a recording writer: a child loom has not observed is created
+ * so that the API server refuses a taken name (create-only apply or `POST`), and a refusal is judged
+ * by one uncached read. What the API server answers is tested on the real one (test/kube-writer,
+ * test/composite-taken-names); this checks loom's side of the exchange.
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../api/object.ts';
+import type { AppliedRecord, ChildDecision } from '../core/index.ts';
+import { KubeApiError, type ApplyOptions, type ObjectRef, type ObjectWriter } from '../kube/index.ts';
+import { childKey, executePlan } from './execute-plan.ts';
+
+const child = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'web-config' };
+const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default' }, data: { a: '1' } };
+const holder: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default', uid: 'uid-holder', resourceVersion: '7' } };
+const alreadyExists = () => new KubeApiError('409 AlreadyExists: configmaps "web-config" already exists', { status: 409, reason: 'AlreadyExists' });
+
+interface Fake {
+  writer: ObjectWriter;
+  calls: string[];
+  applyOptions: ApplyOptions[];
+}
+
+/** A writer whose creates and applies answer `answer`, and whose reads find `existing`. */
+function fakeWriter(answer: 'ok' | Error, existing: KubeObject | undefined): Fake {
+  const calls: string[] = [];
+  const applyOptions: ApplyOptions[] = [];
+  const write = (what: string, obj: KubeObject): Promise<KubeObject> => {
+    calls.push(what);
+    if (answer !== 'ok') return Promise.reject(answer);
+    return Promise.resolve({ ...obj, metadata: { ...obj.metadata, uid: 'uid-new', resourceVersion: '9' } });
+  };
+  const unexpected = (what: string) => () => Promise.reject(new Error(`unexpected ${what}`));
+  return {
+    calls, applyOptions,
+    writer: {
+      apply: (obj, options) => {
+        applyOptions.push(options);
+        return write('apply', obj);
+      },
+      create: (obj) => write('create', obj),
+      get: (ref: ObjectRef) => {
+        calls.push(`get ${ref.namespace ?? ''}/${ref.name}`);
+        return Promise.resolve(existing);
+      },
+      replace: unexpected('replace'), replaceStatus: unexpected('replaceStatus'), patchJson: unexpected('patchJson'), delete: unexpected('delete'),
+    },
+  };
+}
+
+function run(fake: Fake, strategy: 'ssa' | 'dynamic', whyNotOurs: (existing: KubeObject) => string | undefined = () => undefined) {
+  const records = new Map<string, AppliedRecord>();
+  const decision: ChildDecision = strategy === 'ssa'
+    ? { action: 'create', child, object: desired, fingerprint: 'hash' }
+    : { action: 'create', child, object: desired };
+  const seen: KubeObject[] = [];
+  const outcomes = executePlan({
+    decisions: [decision], writer: fake.writer, fieldManager: 'loom', applyStrategy: strategy === 'ssa' ? 'server-side-apply' : 'dynamic-apply',
+    records, observedOf: () => undefined, logger: pino({ level: 'silent' }),
+    whyNotOurs: (existing) => {
+      seen.push(existing);
+      return whyNotOurs(existing);
+    },
+  });
+  return { outcomes, records, seen };
+}
+
+const chainOf = (err: unknown): string[] => (err instanceof Error ? [err.message, ...chainOf(err.cause)] : []);
+
+describe('executePlan: create', () => {
+  it('with server-side apply, creates in one create-only apply and records it', async () => {
+    const fake = fakeWriter('ok', undefined);
+    const { outcomes, records } = run(fake, 'ssa');
+    expect(await outcomes).toEqual([{ child, action: 'create', wrote: true }]);
+    expect(fake.calls).toEqual(['apply']);
+    expect(fake.applyOptions).toEqual([{ fieldManager: 'loom', createOnly: true }]);
+    expect(records.get(childKey(child))).toMatchObject({ hash: 'hash', uid: 'uid-new' });
+  });
+
+  it('with dynamic apply, creates in one POST', async () => {
+    const fake = fakeWriter('ok', undefined);
+    expect(await run(fake, 'dynamic').outcomes).toEqual([{ child, action: 'create', wrote: true }]);
+    expect(fake.calls).toEqual(['create']);
+  });
+
+  describe.each(['ssa', 'dynamic'] as const)('when the name is taken (%s)', (strategy) => {
+    it('is content when the object holding it is ours: the cache was behind', async () => {
+      const fake = fakeWriter(alreadyExists(), holder);
+      const { outcomes, records, seen } = run(fake, strategy);
+      expect(await outcomes).toEqual([{ child, action: 'create', wrote: false }]);
+      expect(fake.calls.slice(1)).toEqual(['get default/web-config']);
+      expect(seen).toEqual([holder]);
+      expect(records.size).toBe(0);
+    });
+
+    it('fails the child, naming the object and why it is not ours, and writes nothing more', async () => {
+      const fake = fakeWriter(alreadyExists(), holder);
+      const [outcome] = await run(fake, strategy, () => 'is not controlled by this parent (controller: Web other)').outcomes;
+      expect(outcome).toMatchObject({ child, action: 'create', wrote: true });
+      expect(chainOf(outcome?.error)).toEqual([
+        'create ConfigMap default/web-config failed',
+        'ConfigMap default/web-config already exists and is not controlled by this parent (controller: Web other)',
+        '409 AlreadyExists: configmaps "web-config" already exists',
+      ]);
+      expect(fake.calls.slice(1)).toEqual(['get default/web-config']);
+    });
+
+    it('fails the child when the object is gone by the time it is read, so the sync is retried', async () => {
+      const fake = fakeWriter(alreadyExists(), undefined);
+      const [outcome] = await run(fake, strategy).outcomes;
+      expect(chainOf(outcome?.error)[1]).toBe('ConfigMap default/web-config existed at the create and was gone at the read that followed');
+    });
+  });
+
+  it('passes any other refusal on without a read', async () => {
+    const fake = fakeWriter(new KubeApiError('422 Invalid: bad', { status: 422, reason: 'Invalid' }), holder);
+    const [outcome] = await run(fake, 'ssa').outcomes;
+    expect(chainOf(outcome?.error)).toEqual(['create ConfigMap default/web-config failed', '422 Invalid: bad']);
+    expect(fake.calls).toEqual(['apply']);
+  });
+});
