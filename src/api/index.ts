@@ -4,6 +4,7 @@
  */
 export * from './object.ts';
 export * from './label-selector.ts';
+export { selectorsDisjoint } from './selector-overlap.ts';
 export * from './well-known.ts';
 export { InvalidDurationError, parseDuration } from './duration.ts';
 export * from './controller-spec.ts';

@@ -5,12 +5,15 @@
  * start gets a `CreateError` event and a `Ready=False` condition saying why (loom's addition:
  * Metacontroller leaves the status empty); one that runs gets `Ready=True`. A resource discovery does
  * not serve yet is retried with backoff and never given up on (a controller may be applied together
- * with the CRD it names).
+ * with the CRD it names). Of two CompositeControllers that would sync the same parents, only the older
+ * runs (`core/parent-owner.ts`); the other gets `Ready=False` (reason `ParentTypeTaken`) naming it, and
+ * starts once the older one goes or stops competing.
  */
 import {
   GROUP_VERSION, matchesSelector, parseCompositeController, parseDecoratorController, type CompositeController, type DecoratorController, type Hook, type KubeObject, type LabelSelector, type ParseResult,
 } from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
+import { parentOwner, sameParentType, type ParentClaim } from '../core/index.ts';
 import { startCompositeController } from './composite/composite-controller.ts';
 import { startDecoratorController } from './decorator/decorator-controller.ts';
 import type { RunningController } from './engine-loop.ts';
@@ -34,6 +37,8 @@ interface ControllerKind<C extends { spec: { hooks: ControllerHooks } }> {
   resource: string;
   parse(obj: unknown): ParseResult<C>;
   start(host: Host, controller: C, signal: AbortSignal, sources: ExpressionSources): Promise<RunningController>;
+  /** The parents the controller claims, for kinds that may have only one controller per parent. */
+  claimOf?(controller: C, obj: KubeObject): ParentClaim;
 }
 
 interface ControllerHooks {
@@ -44,6 +49,10 @@ interface ControllerHooks {
 
 const COMPOSITE = {
   kind: 'CompositeController', resource: 'compositecontrollers', parse: parseCompositeController, start: startCompositeController,
+  claimOf: (controller, obj) => {
+    const { apiVersion, resource, labelSelector } = controller.spec.parentResource;
+    return { name: obj.metadata.name ?? '', createdAt: obj.metadata.creationTimestamp, apiVersion, resource, selector: labelSelector };
+  },
 } satisfies ControllerKind<CompositeController>;
 const DECORATOR = {
   kind: 'DecoratorController', resource: 'decoratorcontrollers', parse: parseDecoratorController, start: startDecoratorController,
@@ -73,13 +82,14 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     sourceChanged.add(name);
     queue.add(name);
   });
-  const off = lease.informer.subscribe({
-    onAdd: (o) => queue.add(o.metadata.name ?? ''),
-    onUpdate: (_p, o) => queue.add(o.metadata.name ?? ''),
-    onDelete: (o) => queue.add(o.metadata.name ?? ''),
-  });
-  const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> =>
-    reconcileController({ ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name) }, name);
+  // A change to one controller can free or take the parents of others on the same type: queue them too.
+  const changed = (...objects: KubeObject[]) => {
+    for (const name of new Set(objects.flatMap((o) => [o.metadata.name ?? '', ...sameTypeNames(options, kind, lease.informer.store.list(), o)]))) queue.add(name);
+  };
+  const off = lease.informer.subscribe({ onAdd: (o) => changed(o), onUpdate: (p, o) => changed(p, o), onDelete: (o) => changed(o) });
+  const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> => reconcileController({
+    ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), all: () => lease.informer.store.list(),
+  }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
     queue, workers: META_WORKERS, signal, reconcileSignal: signal, clock: host.clock, reconciler: { reconcile },
@@ -113,6 +123,8 @@ interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends
   sourceChanged: Set<string>;
   signal: AbortSignal;
   get(): KubeObject | undefined;
+  /** Every controller object of the kind. */
+  all(): KubeObject[];
 }
 
 function isWanted(input: MetaControllerOptions, obj: KubeObject | undefined): obj is KubeObject {
@@ -138,16 +150,59 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
   const parsed = isWanted(input, obj) ? input.kind.parse(obj) : undefined;
   input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
   await stopIfStale(input, name, obj);
-  if (!isWanted(input, obj) || !parsed || engines.has(name)) return {};
-  if (!parsed.ok) {
+  if (!isWanted(input, obj) || !parsed) return {};
+  if (!parsed.ok && !engines.has(name)) {
     const message = parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     await notReady(input, obj, { reason: 'InvalidSpec', message });
     throw new TerminalError(`invalid ${input.kind.kind} ${name}: ${message}`);
   }
+  if (!parsed.ok) return {};
+  await yieldToOwner(input, name, obj, parsed.value);
+  if (engines.has(name)) return {};
   await startEngine(input, name, obj, parsed.value);
   return {};
 }
 
+/** The claims of every valid controller object of the kind that this loom runs. */
+function claimsOf<C extends { spec: { hooks: ControllerHooks } }>(input: MetaControllerOptions, kind: ControllerKind<C>, objects: readonly KubeObject[]): ParentClaim[] {
+  return objects.flatMap((o) => {
+    const parsed = isWanted(input, o) && kind.claimOf ? kind.parse(o) : undefined;
+    return parsed?.ok ? [kind.claimOf!(parsed.value, o)] : [];
+  });
+}
+
+/** Names of the other controllers whose parents are of the same type as `obj`'s. */
+function sameTypeNames<C extends { spec: { hooks: ControllerHooks } }>(input: MetaControllerOptions, kind: ControllerKind<C>, objects: readonly KubeObject[], obj: KubeObject): string[] {
+  const [mine] = claimsOf({ ...input, targetSelector: undefined }, kind, [obj]);
+  return mine ? claimsOf(input, kind, objects).filter((c) => sameParentType(c, mine)).map((c) => c.name) : [];
+}
+
+/**
+ * Stops (or never starts) a controller whose parents an older one serves, with `Ready=False` naming
+ * it; the older one's changes queue this one again. A TerminalError, as only such a change can help.
+ * A controller that may run first stops every running one that must now yield to it, so two never
+ * sync the same parents at once; those are queued by the same change and report themselves.
+ */
+async function yieldToOwner<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject, controller: C): Promise<void> {
+  if (!input.kind.claimOf) return;
+  const claims = claimsOf(input, input.kind, input.all());
+  const owner = parentOwner(input.kind.claimOf(controller, obj), claims);
+  if (owner === undefined) {
+    const outranked = claims.filter((c) => c.name !== name && input.engines.has(c.name) && parentOwner(c, claims) !== undefined);
+    await Promise.all(outranked.map((c) => stopEngine(input, c.name)));
+    return;
+  }
+  await stopEngine(input, name);
+  const message = `${input.kind.kind} ${owner.name} already syncs parents of ${owner.resource}.${owner.apiVersion} that this controller's parent selector matches; one controller per parent`;
+  await notReady(input, obj, { reason: 'ParentTypeTaken', message });
+  throw new TerminalError(`${input.kind.kind} ${name}: ${message}`);
+}
+
+async function stopEngine(input: { engines: Map<string, Engine> }, name: string): Promise<void> {
+  const engine = input.engines.get(name);
+  input.engines.delete(name);
+  await engine?.running.stop();
+}
 async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject, controller: C): Promise<void> {
   const { host } = input;
   host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });

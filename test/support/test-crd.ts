@@ -32,6 +32,7 @@ export const TEST_PARENT_KINDS = {
   claim: { plural: 'claims', kind: 'Claim' },
   takenName: { plural: 'takennames', kind: 'TakenName' },
   quiet: { plural: 'quiets', kind: 'Quiet' },
+  contested: { plural: 'contesteds', kind: 'Contested' },
   faulty: { plural: 'faulties', kind: 'Faulty' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
