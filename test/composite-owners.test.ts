@@ -1,8 +1,8 @@
 /**
  * One CompositeController per parent, on the real control plane: of two controllers naming the same
- * parent type with overlapping parent selectors, only the older syncs; the younger reports
- * `Ready=False` (reason `ParentTypeTaken`) naming it, writes nothing, and takes over once the older one
- * is deleted. Controllers whose parent selectors cannot match the same parent share the type.
+ * parent type with overlapping parent selectors, only the running one syncs; the second reports
+ * `Ready=False` (reason `ParentTypeTaken`) naming it, writes nothing, and takes over once the first is
+ * deleted. Controllers whose parent selectors cannot match the same parent share the type.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, LabelSelector } from '../src/api/index.ts';
@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('one CompositeController per parent', () => {
-  it('runs only the older of two controllers on one parent type, and hands over when it goes', async () => {
+  it('runs only the first of two controllers on one parent type, and hands over when it goes', async () => {
     await clients.apply(controller('owner-first'));
     await readyOf('owner-first', 'True');
     await clients.apply(controller('owner-second'));
@@ -64,14 +64,14 @@ describe('one CompositeController per parent', () => {
     expect(refused.message).toContain('CompositeController owner-first already syncs parents of contesteds');
 
     await clients.apply(parent('shared'));
-    await eventually(() => configMap('shared-owner-first'), 'the older controller to sync');
-    await eventually(async () => ((await syncedBy('shared')) === 'owner-first' ? true : undefined), 'the status by the older controller');
+    await eventually(() => configMap('shared-owner-first'), 'the first controller to sync');
+    await eventually(async () => ((await syncedBy('shared')) === 'owner-first' ? true : undefined), 'the status by the first controller');
     expect(await configMap('shared-owner-second')).toBeUndefined();
 
     await clients.writer.delete(ccRef('owner-first'));
     await readyOf('owner-second', 'True');
-    await eventually(() => configMap('shared-owner-second'), 'the younger controller to take over');
-    await eventually(async () => ((await syncedBy('shared')) === 'owner-second' ? true : undefined), 'the status by the younger controller');
+    await eventually(() => configMap('shared-owner-second'), 'the second controller to take over');
+    await eventually(async () => ((await syncedBy('shared')) === 'owner-second' ? true : undefined), 'the status by the second controller');
     await clients.writer.delete(ccRef('owner-second'));
   });
 

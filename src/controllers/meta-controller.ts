@@ -5,15 +5,15 @@
  * start gets a `CreateError` event and a `Ready=False` condition saying why (loom's addition:
  * Metacontroller leaves the status empty); one that runs gets `Ready=True`. A resource discovery does
  * not serve yet is retried with backoff and never given up on (a controller may be applied together
- * with the CRD it names). Of two CompositeControllers that would sync the same parents, only the older
- * runs (`core/parent-owner.ts`); the other gets `Ready=False` (reason `ParentTypeTaken`) naming it, and
- * starts once the older one goes or stops competing.
+ * with the CRD it names). Of two CompositeControllers that would sync the same parents
+ * (`core/parent-owner.ts`), only the one that started first runs; the other gets `Ready=False` (reason
+ * `ParentTypeTaken`) naming it, and starts once that one stops.
  */
 import {
   GROUP_VERSION, matchesSelector, parseCompositeController, parseDecoratorController, type CompositeController, type DecoratorController, type Hook, type KubeObject, type LabelSelector, type ParseResult,
 } from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
-import { parentOwner, sameParentType, type ParentClaim } from '../core/index.ts';
+import { conflictingClaim, sameParentType, type ParentClaim } from '../core/index.ts';
 import { startCompositeController } from './composite/composite-controller.ts';
 import { startDecoratorController } from './decorator/decorator-controller.ts';
 import type { RunningController } from './engine-loop.ts';
@@ -21,6 +21,7 @@ import { configMapRefsOf, createExpressionSources, type ExpressionSources } from
 import { setReady } from './controller-status.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
 import { resolveResource, ResourceNotFoundError, type Host } from './host.ts';
+import { ReferenceNotAllowedError } from './reference-policy.ts';
 
 /** Settings of the meta controller. */
 export interface MetaControllerOptions {
@@ -51,7 +52,7 @@ const COMPOSITE = {
   kind: 'CompositeController', resource: 'compositecontrollers', parse: parseCompositeController, start: startCompositeController,
   claimOf: (controller, obj) => {
     const { apiVersion, resource, labelSelector } = controller.spec.parentResource;
-    return { name: obj.metadata.name ?? '', createdAt: obj.metadata.creationTimestamp, apiVersion, resource, selector: labelSelector };
+    return { name: obj.metadata.name ?? '', apiVersion, resource, selector: labelSelector };
   },
 } satisfies ControllerKind<CompositeController>;
 const DECORATOR = {
@@ -82,13 +83,22 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     sourceChanged.add(name);
     queue.add(name);
   });
-  // A change to one controller can free or take the parents of others on the same type: queue them too.
-  const changed = (...objects: KubeObject[]) => {
-    for (const name of new Set(objects.flatMap((o) => [o.metadata.name ?? '', ...sameTypeNames(options, kind, lease.informer.store.list(), o)]))) queue.add(name);
+  const off = lease.informer.subscribe({
+    onAdd: (o) => queue.add(o.metadata.name ?? ''),
+    onUpdate: (_p, o) => queue.add(o.metadata.name ?? ''),
+    onDelete: (o) => queue.add(o.metadata.name ?? ''),
+  });
+  const claims = new Map<string, ParentClaim>();
+  // A controller that stops frees its parents: those waiting for them try again.
+  const unclaim = (name: string): void => {
+    const claim = claims.get(name);
+    if (!claim || !claims.delete(name)) return;
+    for (const other of claimsOf(options, kind, lease.informer.store.list())) {
+      if (other.name !== name && sameParentType(other, claim)) queue.add(other.name);
+    }
   };
-  const off = lease.informer.subscribe({ onAdd: (o) => changed(o), onUpdate: (p, o) => changed(p, o), onDelete: (o) => changed(o) });
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> => reconcileController({
-    ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), all: () => lease.informer.store.list(),
+    ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, unclaim,
   }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
@@ -123,8 +133,10 @@ interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends
   sourceChanged: Set<string>;
   signal: AbortSignal;
   get(): KubeObject | undefined;
-  /** Every controller object of the kind. */
-  all(): KubeObject[];
+  /** The parents each started (or starting) controller claims, by name. */
+  claims: Map<string, ParentClaim>;
+  /** Drops a controller's claim, queueing those that wait for its parents. */
+  unclaim(name: string): void;
 }
 
 function isWanted(input: MetaControllerOptions, obj: KubeObject | undefined): obj is KubeObject {
@@ -141,6 +153,7 @@ async function stopIfStale<C extends { spec: { hooks: ControllerHooks } }>(input
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopping', message: 'Stopping controller' });
   await current.running.stop();
   input.engines.delete(name);
+  input.unclaim(name);
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopped', message: 'Stopped controller' });
 }
 
@@ -171,38 +184,25 @@ function claimsOf<C extends { spec: { hooks: ControllerHooks } }>(input: MetaCon
   });
 }
 
-/** Names of the other controllers whose parents are of the same type as `obj`'s. */
-function sameTypeNames<C extends { spec: { hooks: ControllerHooks } }>(input: MetaControllerOptions, kind: ControllerKind<C>, objects: readonly KubeObject[], obj: KubeObject): string[] {
-  const [mine] = claimsOf({ ...input, targetSelector: undefined }, kind, [obj]);
-  return mine ? claimsOf(input, kind, objects).filter((c) => sameParentType(c, mine)).map((c) => c.name) : [];
-}
-
 /**
- * Stops (or never starts) a controller whose parents an older one serves, with `Ready=False` naming
- * it; the older one's changes queue this one again. A TerminalError, as only such a change can help.
- * A controller that may run first stops every running one that must now yield to it, so two never
- * sync the same parents at once; those are queued by the same change and report themselves.
+ * Never starts a controller while a running (or starting) one claims parents it would claim: it gets
+ * `Ready=False` naming that one, and is queued again when that one stops (a TerminalError until then,
+ * as nothing else can help). Otherwise the claim is taken before anything is awaited, so two
+ * controllers reconciled at once cannot both take it.
  */
 async function yieldToOwner<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject, controller: C): Promise<void> {
   if (!input.kind.claimOf) return;
-  const claims = claimsOf(input, input.kind, input.all());
-  const owner = parentOwner(input.kind.claimOf(controller, obj), claims);
+  const claim = input.kind.claimOf(controller, obj);
+  const owner = conflictingClaim(claim, input.claims.values());
   if (owner === undefined) {
-    const outranked = claims.filter((c) => c.name !== name && input.engines.has(c.name) && parentOwner(c, claims) !== undefined);
-    await Promise.all(outranked.map((c) => stopEngine(input, c.name)));
+    input.claims.set(name, claim);
     return;
   }
-  await stopEngine(input, name);
   const message = `${input.kind.kind} ${owner.name} already syncs parents of ${owner.resource}.${owner.apiVersion} that this controller's parent selector matches; one controller per parent`;
   await notReady(input, obj, { reason: 'ParentTypeTaken', message });
   throw new TerminalError(`${input.kind.kind} ${name}: ${message}`);
 }
 
-async function stopEngine(input: { engines: Map<string, Engine> }, name: string): Promise<void> {
-  const engine = input.engines.get(name);
-  input.engines.delete(name);
-  await engine?.running.stop();
-}
 async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject, controller: C): Promise<void> {
   const { host } = input;
   host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
@@ -210,15 +210,23 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(input
     const running = await input.kind.start(host, controller, input.signal, input.sources);
     input.engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running });
   } catch (err) {
-    await notReady(input, obj, { reason: err instanceof JsonataCompileError ? 'CompileError' : 'CreateError', message: errorChain(err).join(': ') });
+    input.unclaim(name);
+    await notReady(input, obj, { reason: notReadyReason(err), message: errorChain(err).join(': ') });
     // A resource missing from discovery may be a CRD applied a moment ago: look again before the retry.
     if (err instanceof ResourceNotFoundError) await host.refreshDiscovery().catch(() => undefined);
     // An expression that does not compile stays broken until the spec or its ConfigMap changes, and
     // either change queues this controller again: no point retrying before.
-    throw err instanceof JsonataCompileError ? new TerminalError(err.message, { cause: err }) : err;
+    // So does a reference outside --reference-namespaces.
+    const permanent = err instanceof JsonataCompileError || err instanceof ReferenceNotAllowedError;
+    throw permanent ? new TerminalError(err.message, { cause: err }) : err;
   }
   host.events.record(obj, { type: 'Normal', reason: 'Started', message: 'Started controller' });
   await setReady(host, obj, { status: 'True', reason: 'Started', message: 'the controller is running' });
+}
+
+function notReadyReason(err: unknown): string {
+  if (err instanceof JsonataCompileError) return 'CompileError';
+  return err instanceof ReferenceNotAllowedError ? 'ReferenceNotAllowed' : 'CreateError';
 }
 
 /** `CreateError` event and `Ready=False` with the reason, for a controller that cannot start. */

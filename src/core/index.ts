@@ -25,4 +25,4 @@ export { usesRollingUpdates, planRollout, type RolloutInput, type RolloutPlan } 
 export { type RevisionChildRef, type RevisionWrite } from './revision-claims.ts';
 export { type UpdatedCondition, type UpdatedReason } from './updated-condition.ts';
 export { isSpecOrMetaChange } from './spec-or-meta-change.ts';
-export { parentOwner, sameParentType, type ParentClaim } from './parent-owner.ts';
+export { conflictingClaim, sameParentType, type ParentClaim } from './parent-owner.ts';

@@ -1,10 +1,9 @@
 /**
  * One CompositeController per parent: two controllers that would both sync some parent fight forever
- * (each creates the children it wants and deletes the other's, and the parent's status flips). So
- * controllers naming the same parent type (group and resource; the version does not matter) are
- * ranked, oldest first (by creation time, then name), and each one runs only if it cannot share a
- * parent with a higher-ranked one that runs. Controllers whose `parentResource.labelSelector`s are
- * provably disjoint (`mode=a` and `mode=b`) share a type without conflict.
+ * (each creates the children it wants and deletes the other's, and the parent's status flips). So a
+ * controller runs only while no running controller claims a parent it would claim: the same parent
+ * type (group and resource; the version does not matter) and `parentResource.labelSelector`s that
+ * could match the same parent. Provably disjoint selectors (`mode=a` and `mode=b`) share a type.
  */
 import { groupOf, selectorsDisjoint, type LabelSelector } from '../api/index.ts';
 
@@ -12,8 +11,6 @@ import { groupOf, selectorsDisjoint, type LabelSelector } from '../api/index.ts'
 export interface ParentClaim {
   /** The controller's name. */
   name: string;
-  /** `metadata.creationTimestamp` (RFC 3339, so strings sort by time); absent sorts last. */
-  createdAt: string | undefined;
   apiVersion: string;
   resource: string;
   /** `parentResource.labelSelector`; absent: every parent of the type. */
@@ -25,28 +22,10 @@ export function sameParentType(a: Pick<ParentClaim, 'apiVersion' | 'resource'>, 
   return a.resource === b.resource && groupOf(a.apiVersion) === groupOf(b.apiVersion);
 }
 
-function conflicts(a: ParentClaim, b: ParentClaim): boolean {
-  return sameParentType(a, b) && !selectorsDisjoint(a.selector, b.selector);
-}
-
-function ranksBefore(a: ParentClaim, b: ParentClaim): number {
-  const at = (c: ParentClaim) => c.createdAt ?? '\uffff';
-  return at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
-/**
- * The controller that serves `candidate`'s parents instead of it, or `undefined` when the candidate
- * may run. `claims` holds every controller (the candidate's own entry is ignored). Controllers are
- * taken in rank order, each kept unless it conflicts with one kept before it, so a controller that is
- * itself outranked does not block a third one.
- */
-export function parentOwner(candidate: ParentClaim, claims: readonly ParentClaim[]): ParentClaim | undefined {
-  const ranked = [...claims.filter((c) => c.name !== candidate.name && sameParentType(c, candidate)), candidate].sort(ranksBefore);
-  const kept: ParentClaim[] = [];
-  for (const claim of ranked) {
-    const owner = kept.find((k) => conflicts(k, claim));
-    if (claim === candidate) return owner;
-    if (owner === undefined) kept.push(claim);
+/** The first of `held` (claims of running controllers) that could share a parent with `candidate`, other than its own. */
+export function conflictingClaim(candidate: ParentClaim, held: Iterable<ParentClaim>): ParentClaim | undefined {
+  for (const claim of held) {
+    if (claim.name !== candidate.name && sameParentType(claim, candidate) && !selectorsDisjoint(claim.selector, candidate.selector)) return claim;
   }
   return undefined;
 }
