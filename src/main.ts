@@ -94,7 +94,10 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     processes: config.jsonataProcesses ?? DEFAULT_JSONATA_PROCESSES, heapMiB: config.jsonataMemoryMiB ?? DEFAULT_JSONATA_MEMORY_MIB,
   });
   const host: Host = {
-    settings: { workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager, cacheFlushIntervalMs: config.cacheFlushIntervalMs },
+    settings: {
+      workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager,
+      cacheFlushIntervalMs: config.cacheFlushIntervalMs, referenceNamespaces: config.referenceNamespaces,
+    },
     ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, (apiVersion, kind) => {
       const type = discovery.discovery().byKind(apiVersion, kind);

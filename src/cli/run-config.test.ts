@@ -10,7 +10,7 @@ describe('runConfig', () => {
       kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
-      jsonataProcesses: 2, jsonataMemoryMiB: 256,
+      referenceNamespaces: undefined, jsonataProcesses: 2, jsonataMemoryMiB: 256,
     });
   });
 
@@ -29,6 +29,7 @@ describe('runConfig', () => {
     [['--discovery-interval', 'soon'], '--discovery-interval:'],
     [['--metrics-address', '9999'], '--metrics-address:'],
     [['--target-label-selector', 'a=b=c'], '--target-label-selector:'],
+    [['--reference-namespaces', 'loom-system,Bad_Name'], '--reference-namespaces: "Bad_Name" is not a namespace name'],
     [['--jsonata-processes', '0'], '--jsonata-processes: "0" is not a number ≥ 1'],
     [['--jsonata-processes', '1.5'], '--jsonata-processes: "1.5" is not a whole number'],
     [['--jsonata-memory-limit', '16'], '--jsonata-memory-limit: "16" is not a number ≥ 32'],
@@ -36,6 +37,12 @@ describe('runConfig', () => {
     [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
   ])('names the flag in the error for %j', (args, message) => {
     expect(() => config(...args)).toThrow(message);
+  });
+});
+
+describe('--reference-namespaces', () => {
+  it('reads a comma-separated list of namespaces', () => {
+    expect(config('--reference-namespaces', 'loom-system, hooks').referenceNamespaces).toEqual(['loom-system', 'hooks']);
   });
 });
 

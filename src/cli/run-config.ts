@@ -35,6 +35,7 @@ export const RUN_FLAGS = {
   'zap-stacktrace-level': ['string', ''],
   'zap-time-encoding': ['string', ''],
   'log-level': ['string', ''],
+  'reference-namespaces': ['string', ''],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES)],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB)],
 } as const satisfies Record<string, readonly ['string' | 'bool', string]>;
@@ -74,6 +75,14 @@ function applyStrategy(values: Values): LoomConfig['applyStrategy'] {
   throw new FlagError(`--apply-strategy: "${value}" is not one of server-side-apply, dynamic-apply`);
 }
 
+/** `--reference-namespaces=a,b`: where controllers may name Secrets and ConfigMaps; empty: anywhere. */
+function referenceNamespaces(values: Values): string[] | undefined {
+  const list = get(values, 'reference-namespaces').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const bad = list.find((n) => !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n));
+  if (bad !== undefined) throw new FlagError(`--reference-namespaces: "${bad}" is not a namespace name`);
+  return list.length > 0 ? list : undefined;
+}
+
 /** Where this replica is, for leader election: its identity and, in a cluster, its namespace. */
 export interface ReplicaIdentity {
   identity: string;
@@ -109,6 +118,7 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     eventsQps: number(values, 'events-qps', 0),
     eventsBurst: number(values, 'events-burst', 0),
     leaderElection: leaderElection(values, replica),
+    referenceNamespaces: referenceNamespaces(values),
     jsonataProcesses: integer(values, 'jsonata-processes', 1),
     jsonataMemoryMiB: integer(values, 'jsonata-memory-limit', 32),
   };

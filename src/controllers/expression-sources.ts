@@ -1,8 +1,9 @@
 /**
- * JSONata expressions held in ConfigMaps (`jsonata.configMapRef`). Texts are read from the shared
- * ConfigMap cache, and a change to a referenced key asks for the controller to be restarted — so an
- * edited ConfigMap takes effect without restarting loom, and a fixed one revives a controller whose
- * expression did not compile.
+ * JSONata expressions held in ConfigMaps (`jsonata.configMapRef`). Each referenced ConfigMap has a
+ * cache of its own, narrowed to it (loom never caches every ConfigMap, and its RBAC can name them),
+ * and a change to a referenced key asks for the controller to be restarted — so an edited ConfigMap
+ * takes effect without restarting loom, and a fixed one revives a controller whose expression did not
+ * compile.
  */
 import type { Hook, KeyReference, KubeObject } from '../api/index.ts';
 import type { InformerLease } from '../kube/index.ts';
@@ -14,7 +15,7 @@ export interface ExpressionSources {
   read(ref: KeyReference): Promise<string>;
   /** Replaces the references controller `name` depends on (an empty list forgets it). */
   track(name: string, refs: readonly KeyReference[]): void;
-  /** Lets go of the ConfigMap cache. */
+  /** Lets go of the ConfigMap caches. */
   release(): void;
 }
 
@@ -32,21 +33,25 @@ function textOf(configMap: KubeObject | undefined, key: string): string | undefi
 /** Creates the sources; `onChange(controller)` is called when a ConfigMap a controller uses changes. */
 export function createExpressionSources(host: Host, onChange: (controller: string) => void): ExpressionSources {
   const users = new Map<string, readonly KeyReference[]>();
-  let lease: InformerLease | undefined;
+  /** One narrowed cache per referenced ConfigMap, by `namespace/name`. */
+  const leases = new Map<string, InformerLease>();
 
   const changed = (previous: KubeObject | undefined, current: KubeObject | undefined): void => {
-    // The first list is not a change: engines read the texts only after it has completed.
-    if (!lease?.informer.hasSynced()) return;
     const cm = current ?? previous;
     const at = keyOf(cm?.metadata.namespace, cm?.metadata.name);
+    // The first list is not a change: engines read the texts only after it has completed.
+    if (!leases.get(at)?.informer.hasSynced()) return;
     for (const [controller, refs] of users) {
       const affected = refs.some((ref) => keyOf(ref.namespace, ref.name) === at && textOf(previous, ref.key) !== textOf(current, ref.key));
       if (affected) onChange(controller);
     }
   };
-  const informer = () => {
+  const informerOf = (ref: KeyReference) => {
+    const key = keyOf(ref.namespace, ref.name);
+    let lease = leases.get(key);
     if (!lease) {
-      lease = host.informers.acquire(resolveResource(host, 'v1', 'configmaps'));
+      lease = host.informers.acquire(resolveResource(host, 'v1', 'configmaps'), { namespace: ref.namespace, name: ref.name });
+      leases.set(key, lease);
       lease.informer.subscribe({
         onAdd: (cm) => changed(undefined, cm),
         onUpdate: (previous, cm) => changed(previous, cm),
@@ -55,10 +60,19 @@ export function createExpressionSources(host: Host, onChange: (controller: strin
     }
     return lease.informer;
   };
+  /** Lets go of the caches no controller refers to any more. */
+  const prune = (): void => {
+    const needed = new Set([...users.values()].flat().map((ref) => keyOf(ref.namespace, ref.name)));
+    for (const [key, lease] of leases) {
+      if (needed.has(key)) continue;
+      lease.release();
+      leases.delete(key);
+    }
+  };
 
   return {
     async read(ref) {
-      const cache = informer();
+      const cache = informerOf(ref);
       await cache.whenSynced();
       const configMap = cache.store.get(keyOf(ref.namespace, ref.name));
       if (!configMap) throw new Error(`ConfigMap ${ref.namespace}/${ref.name} (jsonata.configMapRef) does not exist`);
@@ -67,15 +81,17 @@ export function createExpressionSources(host: Host, onChange: (controller: strin
       return text;
     },
     track(name, refs) {
-      if (refs.length === 0) users.delete(name);
-      else {
-        users.set(name, refs);
-        informer();
-      }
+      // A reference --reference-namespaces forbids is refused when the controller starts; never watch it.
+      const allowed = host.settings.referenceNamespaces;
+      const watched = allowed === undefined ? refs : refs.filter((ref) => allowed.includes(ref.namespace));
+      if (watched.length === 0) users.delete(name);
+      else users.set(name, watched);
+      for (const ref of watched) informerOf(ref);
+      prune();
     },
     release() {
-      lease?.release();
-      lease = undefined;
+      for (const lease of leases.values()) lease.release();
+      leases.clear();
     },
   };
 }

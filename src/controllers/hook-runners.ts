@@ -20,6 +20,7 @@ import type { InformerLease } from '../kube/index.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { Host } from './host.ts';
 import type { ControllerLabels } from '../server/metrics.ts';
+import { checkReferences } from './reference-policy.ts';
 import { createWebhookCredentialSource, type WebhookCredentialSource } from './webhook-secrets.ts';
 
 /** Which hook of which controller. */
@@ -44,9 +45,10 @@ export interface ManagedHookRunner extends HookRunner {
  */
 async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<ManagedHookRunner> {
   const jsonata = spec.jsonata!;
+  const ref = jsonata.configMapRef;
+  if (ref) checkReferences(host.settings.referenceNamespaces, [{ kind: 'ConfigMap', ...ref, setting: `spec.hooks.${id.hook}.jsonata.configMapRef` }]);
   const expression = jsonata.expression ?? (await sources.read(jsonata.configMapRef));
   // The hook metrics' `url` label names where the expression lives, so the series of two JSONata hooks differ.
-  const ref = jsonata.configMapRef;
   const url = ref ? `jsonata:configmap/${ref.namespace}/${ref.name}/${ref.key}` : 'jsonata:inline';
   const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
   const runner = compileIsolatedJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer }, host.evaluators);
@@ -63,9 +65,10 @@ export async function runnerFor(host: Host, spec: Hook, id: HookIdentity, source
 
 /** The settings in effect for the webhook, and a cache-backed reader when they refer to Secrets or ConfigMaps. */
 function securityOf(host: Host, spec: Hook, id: HookIdentity, url: string): { security: WebhookSecurity; source?: WebhookCredentialSource } {
-  const { auth, where, kinds } = webhookAuthPlan(id.hook, { ...spec.webhook!, url }, id.endpointConfigs ?? []);
-  if (kinds.size === 0) return { security: { auth, where } };
-  const source = createWebhookCredentialSource(host, kinds);
+  const { auth, where, refs } = webhookAuthPlan(id.hook, { ...spec.webhook!, url }, id.endpointConfigs ?? []);
+  if (refs.length === 0) return { security: { auth, where } };
+  checkReferences(host.settings.referenceNamespaces, refs);
+  const source = createWebhookCredentialSource(host, refs);
   return { security: { auth, where, reader: source }, source };
 }
 

@@ -18,6 +18,8 @@ export interface HostSettings {
   fieldManager: string;
   /** `--cache-flush-interval`: every parent is synced again this often; `0` never. */
   cacheFlushIntervalMs: number;
+  /** `--reference-namespaces`: where controllers may name Secrets and ConfigMaps; absent: anywhere. */
+  referenceNamespaces?: readonly string[] | undefined;
 }
 
 /** Shared by every controller engine of a host. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CompositeControllerSpec, EndpointConfig, Hook, KubeObject } from '../api/index.ts';
-import type { Informer, ResourceType } from '../kube/index.ts';
+import type { Informer, InformerScope, ResourceType } from '../kube/index.ts';
 import type { ExpressionSources } from './expression-sources.ts';
 import { runnerFor } from './hook-runners.ts';
 import type { Host } from './host.ts';
@@ -11,8 +11,8 @@ const TYPES: Record<string, ResourceType> = {
   configmaps: { apiVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true } as ResourceType,
 };
 
-/** A host whose informers serve `objects` (by resource, then `namespace/name`) and count their leases. */
-function fakeHost(objects: Record<string, Record<string, KubeObject>>, options: { synced?: Promise<void> } = {}) {
+/** A host whose informers serve `objects` (by resource, then `namespace/name`) and count their leases by `resource/namespace/name`. */
+function fakeHost(objects: Record<string, Record<string, KubeObject>>, options: { synced?: Promise<void>; referenceNamespaces?: string[] } = {}) {
   const leases = new Map<string, number>();
   let synced = options.synced === undefined;
   void options.synced?.then(() => (synced = true));
@@ -26,14 +26,16 @@ function fakeHost(objects: Record<string, Record<string, KubeObject>>, options: 
   });
   const host = {
     discovery: () => ({ byResource: (_apiVersion: string, resource: string) => TYPES[resource], byKind: () => undefined, size: 2 }),
+    settings: { referenceNamespaces: options.referenceNamespaces },
     informers: {
-      acquire(type: ResourceType) {
-        leases.set(type.resource, (leases.get(type.resource) ?? 0) + 1);
+      acquire(type: ResourceType, scope?: InformerScope) {
+        const key = scope ? `${type.resource}/${scope.namespace}/${scope.name}` : type.resource;
+        leases.set(key, (leases.get(key) ?? 0) + 1);
         let released = false;
         return {
           informer: informer(type),
           release: () => {
-            if (!released) leases.set(type.resource, leases.get(type.resource)! - 1);
+            if (!released) leases.set(key, leases.get(key)! - 1);
             released = true;
           },
         };
@@ -49,6 +51,7 @@ const b64 = (text: string) => Buffer.from(text).toString('base64');
 const secret = (name: string, data: Record<string, string>): KubeObject =>
   ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'hooks' }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
 const signal = new AbortController().signal;
+const ref = (kind: 'Secret' | 'ConfigMap', name: string) => ({ kind, namespace: 'hooks', name, setting: 'spec.hooks.sync.webhook.authorization.secretRef' });
 const text = (data: ReadonlyMap<string, Buffer> | undefined) => data && Object.fromEntries([...data].map(([k, v]) => [k, v.toString()]));
 
 describe('createWebhookCredentialSource', () => {
@@ -57,25 +60,25 @@ describe('createWebhookCredentialSource', () => {
       secrets: { 'hooks/token': secret('token', { token: 'abc' }) },
       configmaps: { 'hooks/ca': { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ca', namespace: 'hooks' }, data: { 'ca.crt': 'PEM' }, binaryData: { 'ca.der': b64('DER') } } },
     });
-    const source = createWebhookCredentialSource(host, new Set(['Secret', 'ConfigMap'] as const));
+    const source = createWebhookCredentialSource(host, [ref('Secret', 'token'), ref('ConfigMap', 'ca'), ref('Secret', 'gone')]);
     expect(text(await source.read('Secret', { namespace: 'hooks', name: 'token' }, signal))).toEqual({ token: 'abc' });
     expect(text(await source.read('ConfigMap', { namespace: 'hooks', name: 'ca' }, signal))).toEqual({ 'ca.crt': 'PEM', 'ca.der': 'DER' });
     expect(await source.read('Secret', { namespace: 'hooks', name: 'gone' }, signal)).toBeUndefined();
   });
 
-  it('acquires only the caches asked for, and releases them', async () => {
+  it('acquires one cache narrowed to each object named, once, and releases them', async () => {
     const { host, leases } = fakeHost({});
-    const source = createWebhookCredentialSource(host, new Set(['Secret'] as const));
-    expect(Object.fromEntries(leases)).toEqual({ secrets: 1 });
-    await expect(source.read('ConfigMap', { namespace: 'n', name: 'x' }, signal)).rejects.toThrow('no ConfigMap cache');
+    const source = createWebhookCredentialSource(host, [ref('Secret', 'token'), ref('Secret', 'token'), ref('Secret', 'tls')]);
+    expect(Object.fromEntries(leases)).toEqual({ 'secrets/hooks/token': 1, 'secrets/hooks/tls': 1 });
+    await expect(source.read('Secret', { namespace: 'hooks', name: 'other' }, signal)).rejects.toThrow('no cache was acquired for Secret hooks/other');
     source.release();
     source.release();
-    expect(Object.fromEntries(leases)).toEqual({ secrets: 0 });
+    expect(Object.fromEntries(leases)).toEqual({ 'secrets/hooks/token': 0, 'secrets/hooks/tls': 0 });
   });
 
   it('waits for the first list, and gives up when the signal aborts', async () => {
     const { host } = fakeHost({ secrets: { 'hooks/token': secret('token', { token: 'abc' }) } }, { synced: new Promise(() => undefined) });
-    const source = createWebhookCredentialSource(host, new Set(['Secret'] as const));
+    const source = createWebhookCredentialSource(host, [ref('Secret', 'token')]);
     const controller = new AbortController();
     const reason = new Error('timed out');
     const reading = source.read('Secret', { namespace: 'hooks', name: 'token' }, controller.signal);
@@ -95,9 +98,26 @@ describe('runnerFor: webhook credentials', () => {
   it('holds a Secret cache for a matching endpointConfig until released', async () => {
     const { host, leases } = fakeHost({});
     const runner = await runnerFor(host, webhook('https://hooks.example.com/sync'), id(endpointConfigs), sources);
-    expect(Object.fromEntries(leases)).toEqual({ secrets: 1 });
+    expect(Object.fromEntries(leases)).toEqual({ 'secrets/hooks/token': 1 });
     runner.release();
-    expect(Object.fromEntries(leases)).toEqual({ secrets: 0 });
+    expect(Object.fromEntries(leases)).toEqual({ 'secrets/hooks/token': 0 });
+  });
+
+  it('refuses, holding nothing, a Secret outside --reference-namespaces', async () => {
+    const { host, leases } = fakeHost({}, { referenceNamespaces: ['loom-system'] });
+    await expect(runnerFor(host, webhook('https://hooks.example.com/sync'), id(endpointConfigs), sources)).rejects.toThrow(
+      'spec.endpointConfigs[0].authorization.secretRef: Secret hooks/token is in namespace "hooks"; --reference-namespaces allows only "loom-system"',
+    );
+    expect(leases.size).toBe(0);
+  });
+
+  it('refuses a JSONata configMapRef outside --reference-namespaces before reading it', async () => {
+    const { host } = fakeHost({}, { referenceNamespaces: ['loom-system'] });
+    const read = (): Promise<string> => Promise.reject(new Error('read'));
+    const hook: Hook = { version: 'v1', jsonata: { configMapRef: { namespace: 'team-a', name: 'exprs', key: 'sync' }, timeoutMs: 1_000 } };
+    await expect(runnerFor(host, hook, id(), { read } as unknown as ExpressionSources)).rejects.toThrow(
+      'spec.hooks.sync.jsonata.configMapRef: ConfigMap team-a/exprs is in namespace "team-a"',
+    );
   });
 
   it('holds nothing when no settings apply', async () => {
@@ -125,6 +145,6 @@ describe('runnerFor: webhook credentials', () => {
     const { host, leases } = fakeHost({});
     const bad = webhook('https://hooks.example.com/sync', { authorization: token, caBundle: { inline: 'not pem' } });
     await expect(runnerFor(host, bad, id(), sources)).rejects.toThrow('holds no PEM certificate');
-    expect(Object.fromEntries(leases)).toEqual({ secrets: 0 });
+    expect(Object.fromEntries(leases)).toEqual({ 'secrets/hooks/token': 0 });
   });
 });

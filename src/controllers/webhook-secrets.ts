@@ -6,7 +6,7 @@
  * informer is not free — and released with the runner.
  */
 import { objectKey, type KubeObject, type ObjectReference } from '../api/index.ts';
-import type { CredentialKind, CredentialReader } from '../hooks/index.ts';
+import type { CredentialKind, CredentialReader, CredentialRef } from '../hooks/index.ts';
 import type { Informer, InformerLease } from '../kube/index.ts';
 import { resolveResource, type Host } from './host.ts';
 
@@ -50,21 +50,27 @@ async function synced(informer: Informer, signal: AbortSignal): Promise<void> {
   }
 }
 
+const refKey = (kind: string, ref: { namespace: string; name: string }) => `${kind}/${ref.namespace}/${ref.name}`;
+
 /**
- * Acquires the caches of `kinds` now, so they fill while the controller starts (which waits for
- * them, and fails naming them when loom may not list them). Throws
+ * Acquires the cache of each object `refs` names now, so they fill while the controller starts (which
+ * waits for them, and fails naming them when loom may not list them). Throws
  * `ResourceNotFoundError` when discovery does not serve them (yet); nothing is held then.
  */
-export function createWebhookCredentialSource(host: Host, kinds: ReadonlySet<CredentialKind>): WebhookCredentialSource {
-  const types = [...kinds].map((kind) => [kind, resolveResource(host, 'v1', RESOURCES[kind])] as const);
-  const leases = new Map<CredentialKind, InformerLease>(types.map(([kind, type]) => [kind, host.informers.acquire(type)]));
+export function createWebhookCredentialSource(host: Host, refs: readonly CredentialRef[]): WebhookCredentialSource {
+  const types = new Map([...new Set(refs.map((ref) => ref.kind))].map((kind) => [kind, resolveResource(host, 'v1', RESOURCES[kind])] as const));
+  const leases = new Map<string, InformerLease>();
+  for (const ref of refs) {
+    const key = refKey(ref.kind, ref);
+    if (!leases.has(key)) leases.set(key, host.informers.acquire(types.get(ref.kind)!, { namespace: ref.namespace, name: ref.name }));
+  }
   // Store objects are replaced, never changed, on update: decoding once per object version is enough.
   const decoded = new WeakMap<KubeObject, Data>();
   return {
     caches: [...leases.values()],
     async read(kind: CredentialKind, ref: ObjectReference, signal: AbortSignal) {
-      const lease = leases.get(kind);
-      if (!lease) throw new Error(`no ${kind} cache was acquired for webhook credentials`);
+      const lease = leases.get(refKey(kind, ref));
+      if (!lease) throw new Error(`no cache was acquired for ${kind} ${ref.namespace}/${ref.name}`);
       await synced(lease.informer, signal);
       const obj = lease.informer.store.get(objectKey(ref.namespace, ref.name));
       if (!obj) return undefined;

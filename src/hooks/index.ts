@@ -15,7 +15,7 @@ export {
   type WebhookRunnerOptions,
 } from './webhook-runner.ts';
 export { type WebhookSecurity } from './webhook-transport.ts';
-export { webhookAuthPlan, type WebhookAuthPlan, type CredentialKind, type CredentialReader } from './webhook-credentials.ts';
+export { webhookAuthPlan, type WebhookAuthPlan, type CredentialKind, type CredentialReader, type CredentialRef } from './webhook-credentials.ts';
 export { DEFAULT_ETAG_MAX_BYTES, DEFAULT_ETAG_MAX_ENTRIES } from './etag-cache.ts';
 export { webhookUrl, type WebhookTarget } from './webhook-url.ts';
 export {

@@ -44,14 +44,31 @@ export interface CredentialContext {
   https: boolean;
 }
 
+/** One object a webhook's settings make every call read, and the setting that names it. */
+export interface CredentialRef {
+  kind: CredentialKind;
+  namespace: string;
+  name: string;
+  /** Field path of the reference, e.g. `spec.hooks.sync.webhook.authorization.secretRef`. */
+  setting: string;
+}
+
+/** The objects `auth` (written at `where`) makes a call read; TLS settings count only for an https URL. */
+export function credentialRefsOf(auth: WebhookAuth, https: boolean, where: string): CredentialRef[] {
+  const refs: CredentialRef[] = [];
+  const add = (kind: CredentialKind, ref: ObjectReference, setting: string) => refs.push({ kind, namespace: ref.namespace, name: ref.name, setting: `${where}.${setting}` });
+  if (auth.authorization) add('Secret', auth.authorization.secretRef, 'authorization.secretRef');
+  if (auth.basicAuth) add('Secret', auth.basicAuth.secretRef, 'basicAuth.secretRef');
+  if (!https) return refs;
+  if (auth.caBundle?.secretRef) add('Secret', auth.caBundle.secretRef, 'caBundle.secretRef');
+  if (auth.caBundle?.configMapRef) add('ConfigMap', auth.caBundle.configMapRef, 'caBundle.configMapRef');
+  if (auth.clientTLS) add('Secret', auth.clientTLS.secretRef, 'clientTLS.secretRef');
+  return refs;
+}
+
 /** The kinds of object `auth` makes a call read; TLS settings count only for an https URL. */
 export function credentialKindsOf(auth: WebhookAuth, https: boolean): Set<CredentialKind> {
-  const kinds = new Set<CredentialKind>();
-  if (auth.authorization || auth.basicAuth) kinds.add('Secret');
-  if (!https) return kinds;
-  if (auth.caBundle?.secretRef || auth.clientTLS) kinds.add('Secret');
-  if (auth.caBundle?.configMapRef) kinds.add('ConfigMap');
-  return kinds;
+  return new Set(credentialRefsOf(auth, https, '').map((ref) => ref.kind));
 }
 
 /** The TLS and auth settings in effect for one webhook, where they were written, and what they read. */
@@ -59,6 +76,9 @@ export interface WebhookAuthPlan {
   auth: WebhookAuth;
   /** `spec.hooks.<hook>.webhook` or `spec.endpointConfigs[i]`, for messages. */
   where: string;
+  /** The Secrets and ConfigMaps every call reads. */
+  refs: CredentialRef[];
+  /** Their kinds. */
   kinds: Set<CredentialKind>;
 }
 
@@ -70,7 +90,8 @@ export function webhookAuthPlan(hook: string, webhook: WebhookAuth & { url: stri
   const { auth, endpointConfigIndex } = effectiveWebhookAuth(webhook, endpointConfigs);
   const where = endpointConfigIndex === undefined ? `spec.hooks.${hook}.webhook` : `spec.endpointConfigs[${endpointConfigIndex}]`;
   const https = URL.canParse(webhook.url) && new URL(webhook.url).protocol === 'https:';
-  return { auth, where, kinds: credentialKindsOf(auth, https) };
+  const refs = credentialRefsOf(auth, https, where);
+  return { auth, where, refs, kinds: new Set(refs.map((ref) => ref.kind)) };
 }
 
 /** Header values may not carry control characters (Node refuses them, and they would split the header). */

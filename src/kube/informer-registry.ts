@@ -1,9 +1,9 @@
 /**
- * Shared informers: one list-and-watch per resource type for the whole process, however many
+ * Shared informers: one list-and-watch per resource type (or per named object) for the whole process, however many
  * controllers use it, started by the first user and stopped when the last one lets go.
  */
 import type { Logger } from 'pino';
-import { createInformer, type Informer } from './informer.ts';
+import { createInformer, type Informer, type InformerScope } from './informer.ts';
 import type { RestClient } from './rest-client.ts';
 import type { ResourceType } from './resource-path.ts';
 
@@ -16,7 +16,8 @@ export interface InformerLease {
 
 /** Hands out shared informers. */
 export interface InformerRegistry {
-  acquire(type: ResourceType): InformerLease;
+  /** The informer of every object of `type`, or of the one object `scope` names. */
+  acquire(type: ResourceType, scope?: InformerScope): InformerLease;
   /** Resource types with a running informer, and how many users each has (for metrics and tests). */
   active(): Map<string, number>;
   /** Resource types whose informer has not completed its first list (for `/readyz`). */
@@ -45,19 +46,19 @@ export function typeKeyOf(type: ResourceType): string {
 export function createInformerRegistry(options: InformerRegistryOptions): InformerRegistry {
   const entries = new Map<string, Entry>();
 
-  const start = (key: string, type: ResourceType): Entry => {
+  const start = (key: string, type: ResourceType, scope: InformerScope | undefined): Entry => {
     const stop = new AbortController();
     const logger = options.logger.child({ resource: key });
-    const informer = createInformer({ client: options.client, type, sleep: options.sleep, logger });
+    const informer = createInformer({ client: options.client, type, scope, sleep: options.sleep, logger });
     informer.run(stop.signal).catch((err: unknown) => logger.error({ err }, 'informer stopped unexpectedly'));
     return { informer, users: 0, stop };
   };
 
   return {
-    acquire(type) {
-      const key = typeKeyOf(type);
+    acquire(type, scope) {
+      const key = scope ? `${typeKeyOf(type)}/${scope.namespace}/${scope.name}` : typeKeyOf(type);
       let entry = entries.get(key);
-      if (!entry) entries.set(key, (entry = start(key, type)));
+      if (!entry) entries.set(key, (entry = start(key, type, scope)));
       entry.users++;
       const held = entry;
       let released = false;

@@ -1,5 +1,6 @@
 /**
- * A supervised list-and-watch of one resource type across all namespaces, feeding an indexed store
+ * A supervised list-and-watch of one resource type — across all namespaces, or narrowed to one object
+ * (an {@link InformerScope}) — feeding an indexed store
  * and the handlers subscribed to it. It survives everything a long-running watch meets: streams the
  * server closes (resume from the last resourceVersion), `410 Gone` (relist and emit the difference),
  * and errors (retry with backoff). Bookmarks keep the resume point fresh on quiet types.
@@ -31,10 +32,22 @@ export interface Informer {
   run(signal: AbortSignal): Promise<void>;
 }
 
+/**
+ * Narrows an informer to the one object called `name` in `namespace` (a field selector on
+ * `metadata.name`), so loom can follow a single Secret with RBAC that grants only that Secret
+ * (`resourceNames`) in that namespace, instead of caching every Secret in the cluster.
+ */
+export interface InformerScope {
+  namespace: string;
+  name: string;
+}
+
 /** What an informer needs. */
 export interface InformerOptions {
   client: RestClient;
   type: ResourceType;
+  /** Absent: every object of the type. */
+  scope?: InformerScope | undefined;
   /** Waits between retries; injected so no timer hides here. */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   logger: Logger;
@@ -51,8 +64,9 @@ const MAX_BACKOFF_MS = 30_000;
 
 /** Creates an informer; nothing happens until {@link Informer.run}. */
 export function createInformer(options: InformerOptions): Informer {
-  const { client, type, logger } = options;
-  const path = resourcePath(type);
+  const { client, type, logger, scope } = options;
+  const path = resourcePath(type, scope ? { namespace: scope.namespace } : {});
+  const fieldSelector = scope ? `metadata.name=${scope.name}` : undefined;
   const store = createObjectStore();
   const handlers = new Set<InformerHandler>();
   let synced = false;
@@ -86,7 +100,7 @@ export function createInformer(options: InformerOptions): Informer {
     let page: ListPage | undefined;
     do {
       page = await client.request<ListPage>({
-        method: 'GET', path, signal, query: { limit: options.pageSize ?? 500, continue: page?.metadata.continue },
+        method: 'GET', path, signal, query: { limit: options.pageSize ?? 500, continue: page?.metadata.continue, fieldSelector },
       });
       for (const item of page.items) {
         const obj = { ...item, apiVersion: type.apiVersion, kind: type.kind };
@@ -115,7 +129,7 @@ export function createInformer(options: InformerOptions): Informer {
         markSynced();
       }
     }
-    for await (const event of client.watch(path, { resourceVersion: resumeFrom, allowWatchBookmarks: true }, signal)) {
+    for await (const event of client.watch(path, { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector }, signal)) {
       apply(event);
       resumeFrom = event.object.metadata?.resourceVersion ?? resumeFrom;
     }

@@ -33,6 +33,7 @@ export const TEST_PARENT_KINDS = {
   takenName: { plural: 'takennames', kind: 'TakenName' },
   quiet: { plural: 'quiets', kind: 'Quiet' },
   contested: { plural: 'contesteds', kind: 'Contested' },
+  referencing: { plural: 'referencings', kind: 'Referencing' },
   faulty: { plural: 'faulties', kind: 'Faulty' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
