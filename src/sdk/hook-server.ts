@@ -1,13 +1,19 @@
 /**
  * A ready-made hook server: a fastify app with the {@link hooks} plugin, `GET /healthz`, a pino
- * logger, and (opt-in) a graceful stop on SIGTERM/SIGINT for a hook run as its own process.
+ * logger, request timeouts, and (opt-in) a graceful stop on SIGTERM/SIGINT for a hook run as its
+ * own process.
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger, LoggerOptions } from 'pino';
 import { checkHookPaths, hooks, type HooksOptions } from './hooks-plugin.ts';
+import { fastifyTimeouts, type FastifyTimeoutOptions, type ServerTimeouts } from './server-timeouts.ts';
 
-/** Options of {@link createHookServer}: the controllers served, and how the process runs. */
-export interface HookServerOptions extends HooksOptions {
+/**
+ * Options of {@link createHookServer}: the controllers served, how long a client may take to send a
+ * request (see {@link ServerTimeouts}; 30 s for a request, 10 s for its headers), and how the
+ * process runs.
+ */
+export interface HookServerOptions extends HooksOptions, ServerTimeouts {
   /**
    * A pino logger to log through (a child of the host's root, say), pino options for a new one, or
    * `false` for none. Default: pino at `info` on stdout. Each hook call is logged at `debug`, a bad
@@ -46,10 +52,10 @@ function isLogger(logger: Logger | LoggerOptions): logger is Logger {
   return typeof (logger as Partial<Logger>).child === 'function' && typeof (logger as Partial<Logger>).info === 'function';
 }
 
-function appWith(logger: HookServerOptions['logger']): FastifyInstance {
+function appWith(logger: HookServerOptions['logger'], timeouts: FastifyTimeoutOptions): FastifyInstance {
   // Hooks are called on every resync of every parent: one info line per request would drown the
   // log, so the SDK logs each call itself at debug instead.
-  const common = { logController: new LogController({ disableRequestLogging: true }) };
+  const common = { logController: new LogController({ disableRequestLogging: true }), ...timeouts };
   if (logger === false) return Fastify({ ...common, logger: false });
   if (logger !== undefined && isLogger(logger)) return Fastify({ ...common, loggerInstance: logger }) as unknown as FastifyInstance;
   return Fastify({ ...common, logger: logger ?? { level: 'info' } });
@@ -59,11 +65,12 @@ function appWith(logger: HookServerOptions['logger']): FastifyInstance {
  * A fastify app serving the given hook handlers and `GET /healthz`:
  * `createHookServer({ composite: { sync } }).listen({ port: 8080 })`.
  * @throws Error when two handlers would share a path.
+ * @throws RangeError when a timeout is negative or not a whole number of milliseconds.
  */
 export function createHookServer(options: HookServerOptions = {}): HookServer {
-  const { logger, handleSignals = false, ...hookOptions } = options;
+  const { logger, handleSignals = false, requestTimeout: _requestTimeout, headersTimeout: _headersTimeout, ...hookOptions } = options;
   checkHookPaths(hookOptions);
-  const app = appWith(logger);
+  const app = appWith(logger, fastifyTimeouts(options));
   app.get('/healthz', (_request, reply) => reply.type('text/plain').send('ok'));
   void app.register(hooks, hookOptions);
 

@@ -26,6 +26,7 @@ export type {
 } from './types.ts';
 export { typeKey } from '../api/index.ts';
 export { createHookServer, type HookServer, type HookServerOptions, type ListenOptions } from './hook-server.ts';
+export { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, type ServerTimeouts } from './server-timeouts.ts';
 export {
   DEFAULT_BODY_LIMIT, hooks, type CompositeHooks, type DecoratorHooks, type HookPaths, type HookPlacement, type HooksOptions,
 } from './hooks-plugin.ts';

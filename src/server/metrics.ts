@@ -4,6 +4,7 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HookObserver } from '../hooks/index.ts';
+import { hookUrlLabel } from './hook-url-label.ts';
 
 /** Which controller a series belongs to. */
 export interface ControllerLabels {
@@ -15,7 +16,10 @@ export interface ControllerLabels {
 /** The metrics of one process. */
 export interface Metrics {
   readonly registry: Registry;
-  /** An observer for one hook of one controller (`metacontroller_<hook>_*`). */
+  /**
+   * An observer for one hook of one controller (`metacontroller_<hook>_*`). Its `url` label is `url`
+   * without userinfo, query or fragment (see {@link hookUrlLabel}): `/metrics` is unauthenticated.
+   */
   hookObserver(options: { hook: 'sync' | 'finalize' | 'customize'; url: string; controller: ControllerLabels }): HookObserver;
   reconciled(controller: ControllerLabels, result: string, seconds: number): void;
   applied(controller: ControllerLabels, action: string): void;
@@ -63,7 +67,7 @@ export function createMetrics(): Metrics {
     registry,
     hookObserver({ hook, url, controller }) {
       const m = hooks[hook];
-      const labels = { url, controller_name: controller.controller, controller_type: controller.type };
+      const labels = { url: hookUrlLabel(url), controller_name: controller.controller, controller_type: controller.type };
       return {
         requestStarted: () => m.inFlight.inc(labels),
         requestFinished: ({ code, durationSeconds }) => {

@@ -1,0 +1,93 @@
+/**
+ * The hook server's request timeouts on a real socket: a client that sends its request slowly (a
+ * byte at a time, never idle) is answered 408 and disconnected, while a prompt request to a slow
+ * handler is still answered.
+ */
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHookServer, type HookServer, type HookServerOptions } from './hook-server.ts';
+
+const started: HookServer[] = [];
+const sockets: Socket[] = [];
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await Promise.all(started.splice(0).map((server) => server.close()));
+});
+
+async function serve(options: HookServerOptions): Promise<URL> {
+  const server = createHookServer({ logger: false, ...options });
+  started.push(server);
+  return new URL(await server.listen({ port: 0 }));
+}
+
+/** What the server wrote before it closed the connection. */
+interface Outcome {
+  response: string;
+  /** Whether the server closed the connection (rather than the client giving up). */
+  closedByServer: boolean;
+}
+
+/**
+ * Sends `head` at once, then one byte of `drip` every 20 ms (so the socket is never idle) until the
+ * server closes the connection; if `drip` runs out first, the client gives up and closes it itself.
+ * Resolves to what the server wrote.
+ */
+async function trickle(url: URL, head: string, drip: string): Promise<Outcome> {
+  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  sockets.push(socket);
+  let response = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => { response += chunk; });
+  socket.on('error', () => { /* a reset after the 408 is the server closing: the close event reports it */ });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.write(head);
+  let open = true;
+  void closed.then(() => { open = false; });
+  for (const byte of drip) {
+    await sleep(20);
+    if (!open) break;
+    socket.write(byte);
+  }
+  const closedByServer = !open;
+  socket.destroy();
+  await closed;
+  return { response, closedByServer };
+}
+
+const slowBodyHead = (length: number): string =>
+  `POST /sync HTTP/1.1\r\nHost: hook\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
+
+describe('createHookServer timeouts', () => {
+  it('answers 408 and closes the connection when the body arrives too slowly', { timeout: 10_000 }, async () => {
+    const url = await serve({ requestTimeout: 300, composite: { sync: () => ({}) } });
+    // Ten times the timeout's worth of bytes at this pace: the server has to give up first.
+    const drip = ' '.repeat(150);
+    const { response, closedByServer } = await trickle(url, slowBodyHead(drip.length + 2), drip);
+    expect(response).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedByServer).toBe(true);
+  });
+
+  it('answers 408 and closes the connection when the headers arrive too slowly', { timeout: 10_000 }, async () => {
+    const url = await serve({ headersTimeout: 300, composite: { sync: () => ({}) } });
+    const drip = 'X-Slow: ' + 'a'.repeat(142);
+    const { response, closedByServer } = await trickle(url, 'POST /sync HTTP/1.1\r\nHost: hook\r\n', drip);
+    expect(response).toMatch(/^HTTP\/1\.1 408 /);
+    expect(closedByServer).toBe(true);
+  });
+
+  it('still answers a request that arrived in time, however long the handler takes', { timeout: 10_000 }, async () => {
+    const url = await serve({
+      requestTimeout: 200,
+      composite: { sync: async () => { await sleep(600); return { status: { done: true } }; } },
+    });
+    const response = await fetch(new URL('/sync', url), {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ parent: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'web' } } }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: { done: true } });
+  });
+});

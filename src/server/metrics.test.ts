@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics, type Metrics } from './metrics.ts';
+
+const controller = { controller: 'web', type: 'CompositeController' };
+
+/** The `url` labels of every `metacontroller_<hook>_*` series, read back from the registry. */
+async function urlLabels(metrics: Metrics, hook: 'sync' | 'finalize' | 'customize'): Promise<string[]> {
+  const names = [`metacontroller_${hook}_requests_total`, `metacontroller_${hook}_in_flight_requests`, `metacontroller_${hook}_request_duration_histogram_seconds`];
+  const labels = new Set<string>();
+  for (const name of names) {
+    const values = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+    for (const { labels: { url } } of values) labels.add(String(url));
+  }
+  return [...labels];
+}
+
+function callHook(metrics: Metrics, hook: 'sync' | 'finalize' | 'customize', url: string): void {
+  const observer = metrics.hookObserver({ hook, url, controller });
+  observer.requestStarted();
+  observer.requestFinished({ code: '200', durationSeconds: 0.01 });
+}
+
+describe('hook metrics url label', () => {
+  it.each([
+    ['userinfo', 'https://user:s3cret@hook.example.com/sync', 'https://hook.example.com/sync'],
+    ['a query', 'http://hook.default:8080/sync?token=s3cret', 'http://hook.default:8080/sync'],
+    ['a fragment', 'http://hook.default/sync#s3cret', 'http://hook.default/sync'],
+    ['all three', 'https://user:s3cret@hook:8443/a/b?token=s3cret&x=1#frag', 'https://hook:8443/a/b'],
+  ])('drops %s, on every series', async (_what, url, label) => {
+    const metrics = createMetrics();
+    callHook(metrics, 'sync', url);
+    expect(await urlLabels(metrics, 'sync')).toEqual([label]);
+    expect(await metrics.registry.metrics()).not.toContain('s3cret');
+  });
+
+  it.each([
+    'http://hook.default:80/sync',
+    'http://hook/sync',
+    'https://hook.example.com',
+    'jsonata:inline',
+    'jsonata:configmap/default/hooks/sync.jsonata',
+  ])('keeps %s as it is', async (url) => {
+    const metrics = createMetrics();
+    callHook(metrics, 'finalize', url);
+    expect(await urlLabels(metrics, 'finalize')).toEqual([url]);
+  });
+
+  it('counts calls to one hook with different credentials as one series', async () => {
+    const metrics = createMetrics();
+    callHook(metrics, 'customize', 'http://hook/customize?token=a');
+    callHook(metrics, 'customize', 'http://hook/customize?token=b');
+    const values = (await metrics.registry.getSingleMetric('metacontroller_customize_requests_total')?.get())?.values;
+    expect(values).toEqual([{ labels: { url: 'http://hook/customize', controller_name: 'web', controller_type: 'CompositeController', code: '200', method: 'post' }, value: 2 }]);
+  });
+});
