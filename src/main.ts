@@ -37,6 +37,11 @@ export interface LoomConfig extends HostSettings {
   leaderElection?: { namespace: string; name: string; identity: string } | undefined;
 }
 
+/**
+ * Far more children than any sane parent has (a StatefulSet of thousands of Pods fits), yet a flood of
+ * 100,000 from a broken or hostile hook is refused before it is checked, planned or written.
+ */
+export const DEFAULT_MAX_CHILDREN_PER_PARENT = 10_000;
 /** Two, so that one runaway expression always leaves a process for every other JSONata hook. */
 export const DEFAULT_JSONATA_PROCESSES = 2;
 /** Ample for any sane expression's input and result (a hook request is at most a few MiB). */
@@ -97,6 +102,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     settings: {
       workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager,
       cacheFlushIntervalMs: config.cacheFlushIntervalMs, referenceNamespaces: config.referenceNamespaces,
+      maxChildrenPerParent: config.maxChildrenPerParent,
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, (apiVersion, kind) => {

@@ -15,7 +15,9 @@ const { kind, plural } = TEST_PARENT_KINDS.faulty;
 /** Parents labelled `fault-controller: slow` go to the controller with a 300 ms hook timeout. */
 type ControllerName = 'fast' | 'slow';
 /** How the hook answers for one parent. */
-type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch' | 'oneRefused';
+type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch' | 'oneRefused' | 'flood';
+/** loom's `--max-children-per-parent` in this file. */
+const MAX_CHILDREN = 50;
 
 interface SyncRequest {
   parent: KubeObject & { spec: { color: string } };
@@ -69,6 +71,12 @@ async function sync(req: SyncRequest, reply: FastifyReply) {
     case 'mismatch':
       // A new child whose labels miss the parent's selector, and the existing child left out.
       return answer(req.parent, { name: `${name}-stray`, owner: 'someone-else' });
+    case 'flood': {
+      // One more child than loom allows a parent: the usual one plus 50 more.
+      const usual = answer(req.parent, { name: `${name}-config`, owner: name });
+      const more = Array.from({ length: MAX_CHILDREN }, (_, i) => ({ ...usual.children[0]!, metadata: { name: `${name}-flood-${i}`, labels: { faulty: name } } }));
+      return { ...usual, children: [...usual.children, ...more] };
+    }
     case 'oneRefused': {
       // The usual child, and one the API server refuses (a ConfigMap key may not hold a space).
       const both = answer(req.parent, { name: `${name}-config`, owner: name });
@@ -97,7 +105,7 @@ beforeAll(async () => {
   hook = Fastify();
   hook.post('/sync', (request, reply) => sync(request.body as SyncRequest, reply));
   const url = `${await hook.listen({ host: '127.0.0.1', port: 0 })}/sync`;
-  loom = await startTestLoom(LABEL);
+  loom = await startTestLoom(LABEL, { maxChildrenPerParent: MAX_CHILDREN });
   await clients.apply(controller('fast', url));
   await clients.apply(controller('slow', url, '300ms'));
 });
@@ -215,5 +223,14 @@ describe('CompositeController hook faults', () => {
       const healed = await clients.writer.get(parentRef('partial'));
       return (healed?.status as { observedGeneration?: number }).observedGeneration === 3 || undefined;
     }, 'observedGeneration to reach 3 once every child write succeeds');
+  });
+
+  it('refuses more children than --max-children-per-parent before writing any', async () => {
+    const child = await establishThenBreak('flood', 'flood');
+    const message = await syncErrorMatching('flood', /max-children-per-parent/);
+    expect(message).toContain(`${MAX_CHILDREN + 1} desired children, more than --max-children-per-parent allows (${MAX_CHILDREN})`);
+    await expectChildKept(child);
+    expect(await clients.writer.get(configMapRef('flood-flood-0'))).toBeUndefined();
+    expect(colorOf(await clients.writer.get(parentRef('flood')))).toBe('first');
   });
 });

@@ -10,7 +10,7 @@ describe('runConfig', () => {
       kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
-      referenceNamespaces: undefined, jsonataProcesses: 2, jsonataMemoryMiB: 256,
+      referenceNamespaces: undefined, maxChildrenPerParent: 10_000, jsonataProcesses: 2, jsonataMemoryMiB: 256,
     });
   });
 

@@ -3,7 +3,7 @@
  * plus loom's own. Every invalid value is reported with the flag's name.
  */
 import { parseDuration } from '../api/index.ts';
-import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES, type LoomConfig } from '../main.ts';
+import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES, DEFAULT_MAX_CHILDREN_PER_PARENT, type LoomConfig } from '../main.ts';
 import { parseListenAddress } from '../server/listen-address.ts';
 import { FlagError, type FlagSpec } from './go-flags.ts';
 import { parseSelectorString } from './selector-string.ts';
@@ -36,6 +36,7 @@ export const RUN_FLAGS = {
   'zap-time-encoding': ['string', ''],
   'log-level': ['string', ''],
   'reference-namespaces': ['string', ''],
+  'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT)],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES)],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB)],
 } as const satisfies Record<string, readonly ['string' | 'bool', string]>;
@@ -119,6 +120,7 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     eventsBurst: number(values, 'events-burst', 0),
     leaderElection: leaderElection(values, replica),
     referenceNamespaces: referenceNamespaces(values),
+    maxChildrenPerParent: integer(values, 'max-children-per-parent', 0),
     jsonataProcesses: integer(values, 'jsonata-processes', 1),
     jsonataMemoryMiB: integer(values, 'jsonata-memory-limit', 32),
   };

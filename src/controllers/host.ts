@@ -18,6 +18,8 @@ export interface HostSettings {
   fieldManager: string;
   /** `--cache-flush-interval`: every parent is synced again this often; `0` never. */
   cacheFlushIntervalMs: number;
+  /** `--max-children-per-parent`: a hook answering more fails the sync before any write; absent or 0: no limit. */
+  maxChildrenPerParent?: number | undefined;
   /** `--reference-namespaces`: where controllers may name Secrets and ConfigMaps; absent: anywhere. */
   referenceNamespaces?: readonly string[] | undefined;
 }

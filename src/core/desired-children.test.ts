@@ -187,6 +187,18 @@ describe('normaliseDesiredChildren: problems', () => {
   });
 });
 
+describe('normaliseDesiredChildren: --max-children-per-parent', () => {
+  it('refuses more children than allowed, naming both counts, without checking them', () => {
+    const flood = [pod('a'), pod('b'), { kind: 'not even valid' } as unknown as KubeObject];
+    expect(problems(run(flood, { maxChildren: 2 }))).toEqual(['3 desired children, more than --max-children-per-parent allows (2)']);
+  });
+
+  it('accepts up to the limit, and any number with 0 or none', () => {
+    expect(okChildren(run([pod('a'), pod('b')], { maxChildren: 2 }))).toHaveLength(2);
+    expect(okChildren(run([pod('a'), pod('b'), pod('c')], { maxChildren: 0 }))).toHaveLength(3);
+  });
+});
+
 describe('normaliseDesiredChildren: ready for the apply strategy', () => {
   const withServerFields = (): KubeObject => ({ ...pod('a', { resourceVersion: '7', uid: 'old' }), status: { phase: 'Running' } });
 

@@ -30,6 +30,8 @@ export interface DesiredChildrenOptions {
   annotations?: Readonly<Record<string, string>> | undefined;
   /** With `server-side-apply`, the children are also stripped of what an apply must not send. */
   applyStrategy?: ApplyStrategy | undefined;
+  /** `--max-children-per-parent`: more children than this fail the sync unchecked; absent or 0: no limit. */
+  maxChildren?: number | undefined;
 }
 
 /** Either every child is valid and completed, or the list of everything that is wrong. */
@@ -145,10 +147,15 @@ function duplicateProblems(children: ReadonlyMap<number, KubeObject>): string[] 
  * parent's, `controller-uid` label injected with `generateSelector`, the parent's controller reference
  * set. Rejects children of undeclared types, children outside the parent's namespace, namespaced children
  * of a cluster-scoped parent without a namespace, cluster-scoped children with one, children whose labels
- * do not match the parent's selector, children already controlled by another owner, and duplicates.
- * Returns copies; the inputs are not modified.
+ * do not match the parent's selector, children already controlled by another owner, and duplicates;
+ * and more children than `maxChildren`, before looking at any. Returns copies; the inputs are not modified.
  */
 export function normaliseDesiredChildren(options: DesiredChildrenOptions): DesiredChildrenResult {
+  const { maxChildren } = options;
+  if (maxChildren && options.children.length > maxChildren) {
+    // Refused before any per-child work: checking and planning a flood would hold the event loop.
+    return { ok: false, problems: [`${options.children.length} desired children, more than --max-children-per-parent allows (${maxChildren})`] };
+  }
   // Keyed by position in the response, so that messages can point at `children[i]`.
   const valid = new Map<number, KubeObject>();
   const problems: string[] = [];

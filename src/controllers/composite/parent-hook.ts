@@ -40,7 +40,7 @@ function desiredChildren(ctx: CompositeContext, call: ParentCall, children: Kube
   const result = normaliseDesiredChildren({
     parent: call.parent, children, selector: call.selector, generateSelector: ctx.controller.spec.generateSelector,
     declaredTypes: ctx.children.map((c) => ({ apiVersion: c.type.apiVersion, kind: c.type.kind, namespaced: c.type.namespaced })),
-    applyStrategy: ctx.host.settings.applyStrategy,
+    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
   });
   if (!result.ok) throw new Error(`the ${call.finalizing ? 'finalize' : 'sync'} hook's children are invalid: ${result.problems.join('; ')}`);
   return result.children;

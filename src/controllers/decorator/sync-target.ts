@@ -72,7 +72,7 @@ function desiredAttachments(ctx: DecoratorContext, target: KubeObject, attachmen
   const result = normaliseDesiredChildren({
     parent: target, children: attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
     declaredTypes: ctx.attachments.map((a) => ({ apiVersion: a.type.apiVersion, kind: a.type.kind, namespaced: a.type.namespaced })),
-    applyStrategy: ctx.host.settings.applyStrategy,
+    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
   });
   if (!result.ok) throw new Error(`the hook's attachments are invalid: ${result.problems.join('; ')}`);
   return result.children;
