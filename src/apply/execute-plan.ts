@@ -8,6 +8,7 @@ import { canonicalJson, LAST_APPLIED_ANNOTATION } from '../api/index.ts';
 import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
+import { doomedBy, isDoomed, type DoomedScope } from './doomed-writes.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
 export interface AppliedRecords {
@@ -206,17 +207,30 @@ function swallow(expected: (err: unknown) => boolean): (err: unknown) => undefin
   };
 }
 
-/** Executes every decision in order; never throws for a single child's failure. */
+/**
+ * Executes every decision in order; never throws for a single child's failure. A failure that dooms
+ * later writes of the sync (`doomed-writes.ts`: namespace terminating or gone, forbidden) skips them,
+ * each reported as failed with the failure that doomed it.
+ */
 export async function executePlan(options: ExecutePlanOptions): Promise<ChildOutcome[]> {
   const outcomes: ChildOutcome[] = [];
+  const doomed: DoomedScope[] = [];
   for (const decision of options.decisions) {
+    const { kind, namespace, name } = decision.child;
+    const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+    const scope = doomed.find((d) => isDoomed(d, decision));
+    if (scope) {
+      outcomes.push({ child: decision.child, action: decision.action, error: new Error(`${what} not attempted`, { cause: scope.because }), wrote: false });
+      continue;
+    }
     try {
       outcomes.push({ child: decision.child, action: decision.action, wrote: await execute(options, decision) });
     } catch (cause) {
-      const { kind, namespace, name } = decision.child;
-      const error = new Error(`${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name} failed`, { cause });
+      const error = new Error(`${what} failed`, { cause });
       options.logger.warn({ err: error }, 'child write failed');
       outcomes.push({ child: decision.child, action: decision.action, error, wrote: true });
+      const dooms = doomedBy(cause, error, decision);
+      if (dooms) doomed.push(dooms);
     }
   }
   return outcomes;
