@@ -34,6 +34,8 @@ export const TEST_PARENT_KINDS = {
   quiet: { plural: 'quiets', kind: 'Quiet' },
   contested: { plural: 'contesteds', kind: 'Contested' },
   referencing: { plural: 'referencings', kind: 'Referencing' },
+  /** Cluster-scoped, so its children can live in a namespace that is deleted while it stays. */
+  doomed: { plural: 'dooms', kind: 'Doom', scope: 'Cluster' },
   faulty: { plural: 'faulties', kind: 'Faulty' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
@@ -44,6 +46,8 @@ export const TEST_PARENT_KINDS = {
   rolling: { plural: 'rollings', kind: 'Rolling' },
   /** The children of `rolling`: a CRD, so the test can write their status conditions. */
   rollChild: { plural: 'rollchildren', kind: 'RollChild' },
+  /** The parents of the kill -9 restart test. */
+  restart: { plural: 'restarts', kind: 'Restart' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
