@@ -9,6 +9,11 @@
 import { KubeApiError } from '../kube/index.ts';
 import type { ChildDecision, ChildRef } from '../core/index.ts';
 
+/** A write not attempted because an earlier failure doomed it; `cause` is that failure. */
+export class NotAttemptedError extends Error {
+  override readonly name = 'NotAttemptedError';
+}
+
 /** The writes one failure dooms. */
 export interface DoomedScope {
   namespace: string;

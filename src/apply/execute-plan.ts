@@ -8,7 +8,7 @@ import { canonicalJson, LAST_APPLIED_ANNOTATION } from '../api/index.ts';
 import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
-import { doomedBy, isDoomed, type DoomedScope } from './doomed-writes.ts';
+import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
 export interface AppliedRecords {
@@ -220,7 +220,7 @@ export async function executePlan(options: ExecutePlanOptions): Promise<ChildOut
     const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
     const scope = doomed.find((d) => isDoomed(d, decision));
     if (scope) {
-      outcomes.push({ child: decision.child, action: decision.action, error: new Error(`${what} not attempted`, { cause: scope.because }), wrote: false });
+      outcomes.push({ child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false });
       continue;
     }
     try {

@@ -3,3 +3,4 @@
  * its outcome type, the apply-record store it keeps, and the key of a child in that store.
  */
 export { executePlan, childKey, type AppliedRecords, type ChildOutcome, type ExecutePlanOptions } from './execute-plan.ts';
+export { NotAttemptedError } from './doomed-writes.ts';

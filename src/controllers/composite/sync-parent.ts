@@ -9,13 +9,14 @@
 import { matchesSelector, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
 import { afterFinalize, decideLifecycle, parentSelector, whyNotChild, type LifecycleDecision } from '../../core/index.ts';
 import { manageChildren } from '../manage-children.ts';
-import { errorChain, type ReconcileResult } from '../../engine/index.ts';
+import type { ReconcileResult } from '../../engine/index.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import { validatedAnswer, type ParentCall } from './parent-hook.ts';
 import { rollingAnswer } from './rolling-sync.ts';
 import type { CompositeContext } from './context.ts';
 import { writeStatus } from './parent-writes.ts';
 import { setFinalizer } from '../set-finalizer.ts';
+import { writeFailures } from '../write-failures.ts';
 
 /** Syncs the parent stored under `key`; a parent that is gone needs nothing. */
 export async function syncParent(ctx: CompositeContext, key: string, signal: AbortSignal): Promise<ReconcileResult> {
@@ -43,7 +44,7 @@ export async function syncParent(ctx: CompositeContext, key: string, signal: Abo
   const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
   const failures = manage ? await manageChildren({ ...ctx, types: ctx.children, whyNotOurs }, desired, claimed) : [];
   await writeStatus(ctx, parent, response.status, failures.length === 0);
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} child write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
+  if (failures.length > 0) throw writeFailures(failures, 'child');
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }
 

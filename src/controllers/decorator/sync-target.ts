@@ -8,11 +8,12 @@ import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, 
 import {
   afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, whyNotAttachment, type TargetWrites,
 } from '../../core/index.ts';
-import { errorChain, type ReconcileResult } from '../../engine/index.ts';
+import type { ReconcileResult } from '../../engine/index.ts';
 import { callHook } from '../call-hook.ts';
 import { isNotFound } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
+import { writeFailures } from '../write-failures.ts';
 import type { DecoratorContext } from './context.ts';
 import { targetAt } from './target-key.ts';
 
@@ -38,7 +39,7 @@ export async function syncTarget(ctx: DecoratorContext, key: string, signal: Abo
   }));
   const whyNotOurs = (existing: KubeObject) => whyNotAttachment({ target: obj, controllerName: ctx.controller.name, existing });
   const failures = after.manageChildren ? await manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs }, desired, observed) : [];
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} attachment write(s) failed: ${failures.map((f) => errorChain(f).join(': ')).join('; ')}`);
+  if (failures.length > 0) throw writeFailures(failures, 'attachment');
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }
 
