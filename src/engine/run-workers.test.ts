@@ -20,6 +20,7 @@ function recordingQueue(keys: string[]): WorkerQueue & { calls: string[] } {
     forget: (key) => calls.push(`forget ${key}`),
     addAfter: (key, ms) => calls.push(`addAfter ${key} ${ms}`),
     addRateLimited: (key) => calls.push(`addRateLimited ${key}`),
+    retryNow: () => calls.push('retryNow'),
     shutDown: () => calls.push('shutDown'),
   };
 }
@@ -109,6 +110,28 @@ describe('runWorkers: outcome → queue action', () => {
     };
     await runWorkers({ queue, reconciler: { reconcile }, workers: 1, signal: new AbortController().signal, clock: manualClock(), onOutcome });
     expect(seen).toEqual(['a success', 'b error', 'c success']);
+  });
+
+  it('retries every key in backoff once when a success follows failures, not again within 30 s', async () => {
+    const clock = manualClock();
+    const queue = recordingQueue(['bad', 'good', 'good', 'bad', 'good']);
+    const reconcile = (key: string): Promise<ReconcileResult> => (key === 'bad' ? Promise.reject(new Error('hook down')) : Promise.resolve({}));
+    await runWorkers({ queue, reconciler: { reconcile }, workers: 1, signal: new AbortController().signal, clock });
+    expect(queue.calls.filter((c) => c === 'retryNow')).toHaveLength(1);
+    expect(queue.calls.slice(0, 6)).toEqual(['addRateLimited bad', 'done bad', 'forget good', 'done good', 'retryNow', 'forget good']);
+  });
+
+  it('retries the keys in backoff again after the next failure once 30 s have passed', async () => {
+    const clock = manualClock();
+    const keys = ['bad', 'good', 'bad', 'good'];
+    const queue = { ...recordingQueue([]), get: () => Promise.resolve(keys.shift()) };
+    const reconcile = async (key: string): Promise<ReconcileResult> => {
+      if (key === 'bad') throw new Error('hook down');
+      await clock.advance(30_000);
+      return {};
+    };
+    await runWorkers({ queue, reconciler: { reconcile }, workers: 1, signal: new AbortController().signal, clock });
+    expect(queue.calls.filter((c) => c === 'retryNow')).toHaveLength(2);
   });
 
   it('times each reconcile on the injected clock', async () => {

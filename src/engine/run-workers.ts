@@ -9,7 +9,15 @@ import type { Reconciler } from './reconciler.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** The part of a {@link WorkQueue} the workers use. */
-export type WorkerQueue = Pick<WorkQueue, 'get' | 'done' | 'forget' | 'addAfter' | 'addRateLimited' | 'shutDown'>;
+export type WorkerQueue = Pick<WorkQueue, 'get' | 'done' | 'forget' | 'addAfter' | 'addRateLimited' | 'retryNow' | 'shutDown'>;
+
+/**
+ * At most this often, a success after failures retries every key in backoff at once
+ * ({@link WorkQueue.retryNow}): when a broken hook answers again, the parents it failed recover in
+ * seconds, not after backoffs grown to many minutes; while some keys keep failing beside succeeding
+ * ones, they are retried no more often than this.
+ */
+export const RECOVERY_RETRY_INTERVAL_MS = 30_000;
 
 /**
  * How a reconcile ended: `success` (resolved; maybe with a requeue), `requeue` (`RetryAfterError`, not
@@ -69,14 +77,15 @@ export async function runWorkers(options: RunWorkersOptions): Promise<void> {
   signal.addEventListener('abort', stop, { once: true });
   if (signal.aborted) stop();
   try {
-    await Promise.all(Array.from({ length: workers }, () => work(options)));
+    const recovery = recoveryOf(options);
+    await Promise.all(Array.from({ length: workers }, () => work(options, recovery)));
   } finally {
     signal.removeEventListener('abort', stop);
   }
 }
 
 /** One worker: get → reconcile → act → done, until there are no more keys. */
-async function work(options: RunWorkersOptions): Promise<void> {
+async function work(options: RunWorkersOptions, recovery: Recovery): Promise<void> {
   const reconcileSignal = options.reconcileSignal ?? new AbortController().signal;
   for (;;) {
     const key = await options.queue.get(options.signal);
@@ -88,6 +97,7 @@ async function work(options: RunWorkersOptions): Promise<void> {
     } finally {
       options.queue.done(key);
     }
+    recovery.after(ending.result);
     report(options, toOutcome(key, ending, options.clock.now() - started));
   }
 }
@@ -103,6 +113,27 @@ async function reconcileOnce(reconciler: Reconciler, key: string, signal: AbortS
     if (known instanceof TerminalError) return { result: 'terminal', error };
     return { result: 'error', error };
   }
+}
+
+/** The workers' shared memory of failures, for {@link RECOVERY_RETRY_INTERVAL_MS}. */
+interface Recovery {
+  after(result: OutcomeResult): void;
+}
+
+function recoveryOf(options: RunWorkersOptions): Recovery {
+  let failedSince = false;
+  let lastRetryAt = -Infinity;
+  return {
+    after(result) {
+      if (result === 'error') failedSince = true;
+      if (result !== 'success' || !failedSince) return;
+      const now = options.clock.now();
+      if (now - lastRetryAt < RECOVERY_RETRY_INTERVAL_MS) return;
+      failedSince = false;
+      lastRetryAt = now;
+      options.queue.retryNow();
+    },
+  };
 }
 
 function isPositiveDelay(ms: number | undefined): ms is number {

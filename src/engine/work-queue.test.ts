@@ -154,6 +154,22 @@ describe('WorkQueue: delayed adds', () => {
     expect(queue.retries('a')).toBe(0);
   });
 
+  it('queues every key waiting for a rate-limited retry at once on retryNow, keeping counts and other delays', async () => {
+    const { clock, queue } = setup();
+    for (let i = 0; i < 12; i++) queue.addRateLimited('a'); // backoff now 5 ms · 2^11 ≈ 10 s
+    queue.addRateLimited('b');
+    queue.addAfter('resync', 60_000);
+    await settle();
+    expect(queue.len()).toBe(0);
+    expect(queue.retryNow()).toBe(2);
+    expect(await drain(queue)).toEqual(['a', 'b']);
+    expect(queue.retries('a')).toBe(12);
+    await clock.advance(59_999);
+    expect(queue.len()).toBe(0);
+    await clock.advance(1);
+    expect(await drain(queue)).toEqual(['resync']);
+  });
+
   it('uses the default controller rate limiter when given none', async () => {
     const clock = manualClock();
     const queue = new WorkQueue({ clock });

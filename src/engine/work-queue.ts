@@ -24,6 +24,8 @@ export interface WorkQueueOptions {
 interface DelayedAdd {
   readyAt: number;
   cancel: AbortController;
+  /** Set for a rate-limited retry (`addRateLimited`), which {@link WorkQueue.retryNow} may bring forward. */
+  retry: boolean;
 }
 
 /** Hands a key (or `undefined` on shutdown/abort) to one waiting `get`. */
@@ -83,6 +85,10 @@ export class WorkQueue {
    * every pending delay so no timer outlives the queue.
    */
   addAfter(key: string, delayMs: number): void {
+    this.#addAfter(key, delayMs, false);
+  }
+
+  #addAfter(key: string, delayMs: number, retry: boolean): void {
     if (this.#shuttingDown || delayMs === Infinity) return;
     if (!(delayMs > 0)) {
       this.add(key);
@@ -92,7 +98,7 @@ export class WorkQueue {
     const pending = this.#delayed.get(key);
     if (pending !== undefined && pending.readyAt <= readyAt) return;
     pending?.cancel.abort();
-    const entry: DelayedAdd = { readyAt, cancel: new AbortController() };
+    const entry: DelayedAdd = { readyAt, cancel: new AbortController(), retry };
     this.#delayed.set(key, entry);
     this.#sleepUntil(readyAt, entry.cancel.signal).then(
       () => {
@@ -109,7 +115,22 @@ export class WorkQueue {
   /** Adds `key` after the delay its rate limiter decides, counting one more retry. */
   addRateLimited(key: string): void {
     if (this.#shuttingDown) return;
-    this.addAfter(key, this.#rateLimiter.when(key));
+    this.#addAfter(key, this.#rateLimiter.when(key), true);
+  }
+
+  /**
+   * Queues now every key waiting for a rate-limited retry (not those delayed by `addAfter`), keeping
+   * their retry counts, so a failure that lasts still backs off. For when whatever made them fail has
+   * probably recovered: their backoff may have grown to many minutes. Returns how many were queued.
+   */
+  retryNow(): number {
+    const retries = [...this.#delayed].filter(([, pending]) => pending.retry);
+    for (const [key, pending] of retries) {
+      pending.cancel.abort();
+      this.#delayed.delete(key);
+      this.add(key);
+    }
+    return retries.length;
   }
 
   /** Resets `key`'s retry history (call after a success, or when giving up on it). */
