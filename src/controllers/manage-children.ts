@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import { objectKey, type KubeObject, type UpdateMethod } from '../api/index.ts';
 import { childKey, executePlan, type AppliedRecords } from '../apply/index.ts';
-import { childRefOf, fingerprintOf, planChildren, type ChildRef } from '../core/index.ts';
+import { childRefOf, fingerprintOf, planChildrenInSlices, type ChildRef } from '../core/index.ts';
+import { inTurns, SLICE_CHILDREN } from './in-turns.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
 import type { ControllerLabels } from '../server/metrics.ts';
 import type { Host } from './host.ts';
@@ -53,9 +54,9 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(manager, d)) : allDesired;
   const methodFor = (apiVersion: string, kind: string) =>
     manager.types.find((t) => t.type.apiVersion === apiVersion && t.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
-  const decisions = planChildren({
+  const decisions = await inTurns(planChildrenInSlices({
     desired, observed, methodFor, applyStrategy, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
-  });
+  }, SLICE_CHILDREN));
   const outcomes = await executePlan({
     decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
     observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs,

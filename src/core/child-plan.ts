@@ -9,6 +9,7 @@
  * `RollingInPlace` as `InPlace`). The rolling-update planner (§7) works before this one: it chooses
  * which revision's version of each child goes into `desired`, so this plan needs no revision logic.
  */
+import { runToEnd } from './run-to-end.ts';
 import type { KubeObject } from '../api/object.ts';
 import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
 import { compareStrings } from '../api/json-value.ts';
@@ -222,15 +223,29 @@ function revisionOf(observed: KubeObject, desired: KubeObject, input: PlanChildr
  * Inputs are not modified.
  */
 export function planChildren(input: PlanChildrenInput): ChildDecision[] {
+  return runToEnd(planChildrenInSlices(input, Infinity));
+}
+
+/**
+ * {@link planChildren} in slices of at most `size` children: the generator pauses after each slice, so
+ * a caller can let the event loop turn between them (a hook may answer thousands of children, and
+ * planning each costs microseconds). Returns the same decisions in the same order.
+ */
+export function* planChildrenInSlices(input: PlanChildrenInput, size: number): Generator<void, ChildDecision[]> {
   const desired = byIdentity(input.desired);
   const observed = byIdentity(input.observed);
-  const removals = [...observed]
+  const decisions: ChildDecision[] = [...observed]
     .filter(([id]) => !desired.has(id))
     .map(([, obj]) => removalOf(obj))
     .sort((a, b) => compareRefs(a.child, b.child));
-  const writes = [...desired].map(([id, want]): ChildDecision => {
+  let inSlice = 0;
+  for (const [id, want] of desired) {
     const have = observed.get(id);
-    return have ? revisionOf(have, want, input) : createOf(want, input.applyStrategy);
-  });
-  return [...removals, ...writes];
+    decisions.push(have ? revisionOf(have, want, input) : createOf(want, input.applyStrategy));
+    if (++inSlice >= size) {
+      inSlice = 0;
+      yield;
+    }
+  }
+  return decisions;
 }

@@ -7,6 +7,7 @@
 import { formatSelector, matchesSelector, type LabelSelector } from '../api/label-selector.ts';
 import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../api/object.ts';
 import type { ApplyStrategy } from './child-plan.ts';
+import { runToEnd } from './run-to-end.ts';
 import { CONTROLLER_UID_LABEL, controllerRefFor } from './claim.ts';
 import { sanitizeForApply } from './sanitize-desired.ts';
 
@@ -129,6 +130,14 @@ function normaliseOne(child: KubeObject, index: number, options: DesiredChildren
   return withOwner(labelled, parent);
 }
 
+/**
+ * Why `count` desired children are too many under `--max-children-per-parent` = `max` (absent or 0:
+ * no limit), or `undefined`. Callers check it as early as they can: before decoding a hook's answer.
+ */
+export function tooManyChildren(count: number, max: number | undefined): string | undefined {
+  return max && count > max ? `${count} desired children, more than --max-children-per-parent allows (${max})` : undefined;
+}
+
 /** Two desired children naming the same object; the group stands for every version of a kind. */
 function duplicateProblems(children: ReadonlyMap<number, KubeObject>): string[] {
   const seen = new Map<string, number>();
@@ -151,21 +160,27 @@ function duplicateProblems(children: ReadonlyMap<number, KubeObject>): string[] 
  * and more children than `maxChildren`, before looking at any. Returns copies; the inputs are not modified.
  */
 export function normaliseDesiredChildren(options: DesiredChildrenOptions): DesiredChildrenResult {
-  const { maxChildren } = options;
-  if (maxChildren && options.children.length > maxChildren) {
-    // Refused before any per-child work: checking and planning a flood would hold the event loop.
-    return { ok: false, problems: [`${options.children.length} desired children, more than --max-children-per-parent allows (${maxChildren})`] };
-  }
+  return runToEnd(normaliseDesiredChildrenInSlices(options, Infinity));
+}
+
+/**
+ * {@link normaliseDesiredChildren} in slices of at most `size` children: the generator pauses after each
+ * slice, so a caller can let the event loop turn between them. Returns the same result.
+ */
+export function* normaliseDesiredChildrenInSlices(options: DesiredChildrenOptions, size: number): Generator<void, DesiredChildrenResult> {
+  const tooMany = tooManyChildren(options.children.length, options.maxChildren);
+  // Refused before any per-child work: checking and planning a flood would hold the event loop.
+  if (tooMany !== undefined) return { ok: false, problems: [tooMany] };
   // Keyed by position in the response, so that messages can point at `children[i]`.
   const valid = new Map<number, KubeObject>();
   const problems: string[] = [];
-  options.children.forEach((child, index) => {
+  for (const [index, child] of options.children.entries()) {
     const step = normaliseOne(child, index, options);
     if ('problem' in step) problems.push(step.problem);
-    else valid.set(index, step.child);
-  });
+    else valid.set(index, options.applyStrategy === 'server-side-apply' ? sanitizeForApply(step.child) : step.child);
+    if ((index + 1) % size === 0) yield;
+  }
   problems.push(...duplicateProblems(valid));
   if (problems.length > 0) return { ok: false, problems };
-  const children = [...valid.values()];
-  return { ok: true, children: options.applyStrategy === 'server-side-apply' ? children.map(sanitizeForApply) : children };
+  return { ok: true, children: [...valid.values()] };
 }

@@ -7,15 +7,16 @@ export {
   CONTROLLER_UID_LABEL, ParentSelectorError, ParentIdentityError, parentSelector, controllerRefFor,
   claimChildren, adoptedChild, releasedChild, type ClaimResult,
 } from './claim.ts';
-export { normaliseDesiredChildren, type DeclaredChildType, type DesiredChildrenOptions, type DesiredChildrenResult } from './desired-children.ts';
+export { normaliseDesiredChildren, normaliseDesiredChildrenInSlices, tooManyChildren, type DeclaredChildType, type DesiredChildrenOptions, type DesiredChildrenResult } from './desired-children.ts';
 export { GC_FINALIZERS, finalizerName, decideLifecycle, afterFinalize, type FinalizerAction, type LifecycleDecision, type LifecycleInput } from './finalizer.ts';
 export { desiredStatus, isBuiltInGroup, statusChanged, type JsonObject } from './parent-status.ts';
 export { LAST_APPLIED_ANNOTATION, threeWayMerge, jsonEqual, lastAppliedOf, withLastApplied, dynamicApplyMerge, type DynamicApplyResult } from './three-way-merge.ts';
 export { fingerprintOf, isUpToDate, appliedRecordOf, type AppliedRecord } from './applied-fingerprint.ts';
 export {
-  planChildren, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
+  planChildren, planChildrenInSlices, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
+export { runToEnd } from './run-to-end.ts';
 export { whyNotChild, whyNotAttachment } from './taken-name.ts';
 export { relatedSelection, selects, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
 export { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';

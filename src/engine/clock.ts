@@ -2,7 +2,7 @@
  * The one place that reads wall time or schedules timers. Everything else takes a {@link Clock}, so
  * tests can drive time and nothing hides a `Date.now()` or `setTimeout`.
  */
-import { setTimeout as delay } from 'node:timers/promises';
+import { setImmediate, setTimeout as delay } from 'node:timers/promises';
 
 /** Reads time and waits; injected into every part that needs either. */
 export interface Clock {
@@ -19,3 +19,11 @@ export const systemClock: Clock = {
     await delay(ms, undefined, signal ? { signal } : undefined);
   },
 };
+
+/**
+ * Resolves after the event loop has turned once (timers and I/O waiting meanwhile have run). Long
+ * computations on the event loop await it between slices so they never hold it for long.
+ */
+export function nextTurn(): Promise<void> {
+  return setImmediate();
+}

@@ -2,7 +2,7 @@
  * The engine knows keys, not Kubernetes. What crosses its boundary: the clock, the work queue and its
  * rate limiters, the reconciler contract with the errors that steer retries, and the worker loop.
  */
-export { systemClock, type Clock } from './clock.ts';
+export { nextTurn, systemClock, type Clock } from './clock.ts';
 export { errorChain } from './error-chain.ts';
 export { engineErrorOf, RetryAfterError, TerminalError, type RetryAfterOptions } from './errors.ts';
 export {

@@ -3,7 +3,8 @@
  * are validated and completed before anything is written, so a garbled answer fails the sync whole.
  */
 import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject, type LabelSelector, type TypedObjects } from '../../api/index.ts';
-import { normaliseDesiredChildren } from '../../core/index.ts';
+import { normaliseDesiredChildrenInSlices } from '../../core/index.ts';
+import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import { callHook } from '../call-hook.ts';
 import type { CompositeContext } from './context.ts';
 
@@ -26,22 +27,23 @@ export async function validatedAnswer(ctx: CompositeContext, call: ParentCall, s
   const shown = call.shown ?? call.parent;
   const response = await callHook({
     which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeCompositeResponse,
+    limit: { field: 'children', max: ctx.host.settings.maxChildrenPerParent },
     request: (version) => Promise.resolve(compositeRequest({
       controller: ctx.controller.object, parent: shown, version, finalizing: call.finalizing,
       children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
       related: call.related,
     })),
   }, signal);
-  return { ...response, children: desiredChildren(ctx, call, response.children) };
+  return { ...response, children: await desiredChildren(ctx, call, response.children) };
 }
 
 /** The hook's children, checked and completed; any problem fails the sync before a single write. */
-function desiredChildren(ctx: CompositeContext, call: ParentCall, children: KubeObject[]): KubeObject[] {
-  const result = normaliseDesiredChildren({
+async function desiredChildren(ctx: CompositeContext, call: ParentCall, children: KubeObject[]): Promise<KubeObject[]> {
+  const result = await inTurns(normaliseDesiredChildrenInSlices({
     parent: call.parent, children, selector: call.selector, generateSelector: ctx.controller.spec.generateSelector,
     declaredTypes: ctx.children.map((c) => ({ apiVersion: c.type.apiVersion, kind: c.type.kind, namespaced: c.type.namespaced })),
     applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
-  });
+  }, SLICE_CHILDREN));
   if (!result.ok) throw new Error(`the ${call.finalizing ? 'finalize' : 'sync'} hook's children are invalid: ${result.problems.join('; ')}`);
   return result.children;
 }

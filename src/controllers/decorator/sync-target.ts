@@ -6,7 +6,7 @@
  */
 import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject, type TypedObjects } from '../../api/index.ts';
 import {
-  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildren, planTargetWrites, whyNotAttachment, type TargetWrites,
+  afterFinalize, attachmentAnnotations, decideLifecycle, decorates, isAttachmentOf, normaliseDesiredChildrenInSlices, planTargetWrites, whyNotAttachment, type TargetWrites,
 } from '../../core/index.ts';
 import type { ReconcileResult } from '../../engine/index.ts';
 import { callHook } from '../call-hook.ts';
@@ -14,6 +14,7 @@ import { isNotFound } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
 import { writeFailures } from '../write-failures.ts';
+import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import type { DecoratorContext } from './context.ts';
 import { targetAt } from './target-key.ts';
 
@@ -32,7 +33,7 @@ export async function syncTarget(ctx: DecoratorContext, key: string, signal: Abo
   const observed = observedAttachments(ctx, obj);
   const finalizing = lifecycle.hook === 'finalize';
   const response = await callTargetHook(ctx, { target: obj, observed, finalizing, related }, signal);
-  const desired = desiredAttachments(ctx, obj, response.attachments);
+  const desired = await desiredAttachments(ctx, obj, response.attachments);
   const after = finalizing ? afterFinalize({ parent: obj, finalized: response.finalized, manageChildren: lifecycle.manageChildren }) : { removeFinalizer: false, manageChildren: lifecycle.manageChildren };
   await writeTarget(ctx, planTargetWrites(obj, response, {
     finalizer: ctx.finalizer, removeFinalizer: after.removeFinalizer, statusSubresource: target.type.subresources.includes('status'),
@@ -60,6 +61,7 @@ function callTargetHook(ctx: DecoratorContext, call: HookCall, signal: AbortSign
   const which = call.finalizing ? 'finalize' : 'sync';
   return callHook({
     which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeDecoratorResponse,
+    limit: { field: 'attachments', max: ctx.host.settings.maxChildrenPerParent },
     request: (version) => Promise.resolve(decoratorRequest({
       controller: ctx.controller.object, object: call.target, version, finalizing: call.finalizing,
       attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
@@ -69,12 +71,12 @@ function callTargetHook(ctx: DecoratorContext, call: HookCall, signal: AbortSign
 }
 
 /** The hook's attachments, checked and completed; any problem fails the sync before a single write. */
-function desiredAttachments(ctx: DecoratorContext, target: KubeObject, attachments: KubeObject[]): KubeObject[] {
-  const result = normaliseDesiredChildren({
+async function desiredAttachments(ctx: DecoratorContext, target: KubeObject, attachments: KubeObject[]): Promise<KubeObject[]> {
+  const result = await inTurns(normaliseDesiredChildrenInSlices({
     parent: target, children: attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
     declaredTypes: ctx.attachments.map((a) => ({ apiVersion: a.type.apiVersion, kind: a.type.kind, namespaced: a.type.namespaced })),
     applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
-  });
+  }, SLICE_CHILDREN));
   if (!result.ok) throw new Error(`the hook's attachments are invalid: ${result.problems.join('; ')}`);
   return result.children;
 }
