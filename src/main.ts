@@ -7,10 +7,10 @@ import type { LabelSelector } from './api/index.ts';
 import {
   acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, type Host, type HostSettings,
 } from './controllers/index.ts';
-import { systemClock, TokenBucket, type Clock } from './engine/index.ts';
+import { createFairThrottle, systemClock, TokenBucket, type Clock } from './engine/index.ts';
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
-  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig,
+  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, withTenant,
   type DiscoverySnapshot, type RequestObserver, type RestClient,
 } from './kube/index.ts';
 import { metricsApp, probeApp, serveUntil } from './server/http-servers.ts';
@@ -86,14 +86,20 @@ export async function runLoom(options: RunLoomOptions): Promise<RunningLoom> {
 async function start(options: RunLoomOptions, signal: AbortSignal): Promise<RunningLoom> {
   const { config, logger, clock = systemClock } = options;
   const metrics = createMetrics();
-  const bucket = new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst });
+  // One client rate limit, shared fairly: each controller (and the host) waiting for it takes turns.
+  const throttle = createFairThrottle({ clock, limiter: new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst }) });
   const client = createRestClient({
     kubeConfig: loadKubeConfig({ path: config.kubeconfig, context: config.context }),
-    throttle: () => clock.sleep(bucket.when()),
+    throttle: (tenant) => throttle.wait(tenant ?? 'loom'),
     observe: options.observeRequests,
   });
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
   const informers = createInformerRegistry({ client, sleep: (ms, s) => clock.sleep(ms, s), logger });
+  const resolveKind = (apiVersion: string, kind: string) => {
+    const type = discovery.discovery().byKind(apiVersion, kind);
+    if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);
+    return type;
+  };
   const evaluators = createEvaluatorPool({
     entry: new URL('./jsonata-evaluator.ts', import.meta.url), clock, graceMs: JSONATA_GRACE_MS,
     processes: config.jsonataProcesses ?? DEFAULT_JSONATA_PROCESSES, heapMiB: config.jsonataMemoryMiB ?? DEFAULT_JSONATA_MEMORY_MIB,
@@ -105,11 +111,8 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
       maxChildrenPerParent: config.maxChildrenPerParent,
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
-    writer: createObjectWriter(client, (apiVersion, kind) => {
-      const type = discovery.discovery().byKind(apiVersion, kind);
-      if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);
-      return type;
-    }),
+    writer: createObjectWriter(client, resolveKind),
+    writerFor: (tenant) => createObjectWriter(withTenant(client, tenant), resolveKind),
     events: createEventRecorder({
       client, component: 'loom', now: () => clock.now(), logger,
       allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),

@@ -33,6 +33,8 @@ export interface Host {
   refreshDiscovery(): Promise<void>;
   informers: InformerRegistry;
   writer: ObjectWriter;
+  /** A writer whose requests count as `tenant`'s in the fair share of the client rate limit. */
+  writerFor(tenant: string): ObjectWriter;
   events: EventRecorder;
   metrics: Metrics;
   /** The processes every JSONata hook is evaluated in. */

@@ -3,6 +3,7 @@
  * rate limiters, the reconciler contract with the errors that steer retries, and the worker loop.
  */
 export { nextTurn, systemClock, type Clock } from './clock.ts';
+export { createFairThrottle, type FairThrottle } from './fair-throttle.ts';
 export { errorChain } from './error-chain.ts';
 export { engineErrorOf, RetryAfterError, TerminalError, type RetryAfterOptions } from './errors.ts';
 export {

@@ -24,6 +24,8 @@ export interface RestRequest {
   /** Defaults to `application/json`. */
   accept?: string | undefined;
   signal?: AbortSignal | undefined;
+  /** Whose request this is, for a fair share of the client rate limit (`throttle`); absent: the host's. */
+  tenant?: string | undefined;
 }
 
 /** One event of a watch stream. */
@@ -49,7 +51,7 @@ export interface RestClient {
 export interface RestClientOptions {
   kubeConfig: KubeConfig;
   /** Awaited before each request: the client-side QPS limit (`--client-go-qps/burst`). */
-  throttle?: (() => Promise<void>) | undefined;
+  throttle?: ((tenant: string | undefined) => Promise<void>) | undefined;
   observe?: RequestObserver | undefined;
 }
 
@@ -93,6 +95,11 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
   throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
 }
 
+/** `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}). */
+export function withTenant(client: RestClient, tenant: string): RestClient {
+  return { server: client.server, request: (req) => client.request({ ...req, tenant }), watch: (path, query, signal) => client.watch(path, query, signal) };
+}
+
 /** Upper bound of one non-watch request, body included. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -119,7 +126,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
   };
 
   const send = async (req: RestRequest, headers: Record<string, string>): Promise<IncomingMessage> => {
-    await throttle?.();
+    await throttle?.(req.tenant);
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const allHeaders = { Accept: req.accept ?? 'application/json', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
