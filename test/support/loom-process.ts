@@ -1,0 +1,87 @@
+/**
+ * Runs `loom run` as an OS process of its own, as a Deployment would, so a test can kill it with
+ * SIGKILL by PID — no shutdown code runs, unlike aborting the in-process host of `loom.ts`.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { inject } from 'vitest';
+
+/** A `loom run` process started by a test. */
+export interface LoomProcess {
+  readonly pid: number;
+  /** Settles when the process has exited, however it ended. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The last few KiB of its stderr (its logs), for failure messages. */
+  logTail(): string;
+  /** SIGKILL by PID; resolves once it has exited. */
+  kill(): Promise<void>;
+}
+
+const LOG_TAIL_CHARS = 8_000;
+
+/**
+ * Starts `node src/cli/main.ts run` against the test control plane for controllers labelled
+ * `loom-test=<label>`, with no HTTP servers; `flags` are added to the command line.
+ */
+export async function spawnLoom(label: string, flags: readonly string[] = []): Promise<LoomProcess> {
+  const args = [
+    'src/cli/main.ts', 'run', '--kubeconfig', inject('kubeconfigPath'), '--target-label-selector', `loom-test=${label}`,
+    '--metrics-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn', ...flags,
+  ];
+  // process.execPath: the Node running the tests (24), not whatever `node` is first on PATH.
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let tail = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', reject);
+  });
+  const pid = child.pid!;
+  let ended = false;
+  void exited.then(() => (ended = true));
+  // A failed test must not leave loom running after the test process exits.
+  const killOnExit = (): void => {
+    if (!ended) process.kill(pid, 'SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  return {
+    pid, exited, logTail: () => tail,
+    async kill() {
+      process.off('exit', killOnExit);
+      if (!ended) process.kill(pid, 'SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** PIDs of the live processes whose parent is `pid` (loom's JSONata evaluators), read from /proc. */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(entry);
+    // Field 4 of /proc/<pid>/stat is the parent PID; the command name before it may hold spaces.
+    const ppid = stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === pid) children.push(Number(entry));
+  }
+  return children;
+}
+
+/** True while `pid` exists and is not a zombie. */
+export function isRunning(pid: number): boolean {
+  const stat = readProcStat(String(pid));
+  return stat !== undefined && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
+function readProcStat(pid: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // It exited while we were reading /proc: not a child any more.
+  }
+}
