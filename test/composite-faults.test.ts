@@ -1,11 +1,14 @@
 /**
- * Hook faults against the real control plane (contract §3 intro, §6.2): a failing, garbled, slow or
- * confused sync hook never touches the children it created earlier, and each failure is reported as
- * a `SyncError` Warning event on the parent; a 429 is retried after `Retry-After` without one.
+ * Hook faults against the real control plane (contract §3 intro, §6.2): a failing, garbled, empty,
+ * slow, dripping, oversized or confused sync hook never touches the children it created earlier, and
+ * each failure is reported as a `SyncError` Warning event on the parent; a 429 is retried after
+ * `Retry-After` without one. Also: too many children, a partly refused answer.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
+import { systemClock } from '../src/engine/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
@@ -15,7 +18,7 @@ const { kind, plural } = TEST_PARENT_KINDS.faulty;
 /** Parents labelled `fault-controller: slow` go to the controller with a 300 ms hook timeout. */
 type ControllerName = 'fast' | 'slow';
 /** How the hook answers for one parent. */
-type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch' | 'oneRefused' | 'flood';
+type Mode = 'ok' | 'http500' | 'badJson' | 'hang' | 'throttleOnce' | 'mismatch' | 'oneRefused' | 'flood' | 'empty' | 'drip' | 'huge';
 /** loom's `--max-children-per-parent` in this file. */
 const MAX_CHILDREN = 50;
 
@@ -38,6 +41,17 @@ let releaseHung: () => void = () => undefined;
 const hung = new Promise<void>((resolve) => {
   releaseHung = resolve;
 });
+
+/** `{"children": [` and then a space every 50 ms until `stop` settles. */
+async function* drip(stop: Promise<void>): AsyncGenerator<string> {
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  yield '{"children": [';
+  while (!stopped) {
+    await systemClock.sleep(50);
+    yield ' ';
+  }
+}
 
 /** One ConfigMap per parent carrying the parent's colour; the status echoes the colour. */
 function answer(parent: SyncRequest['parent'], child: { name: string; owner: string }) {
@@ -62,6 +76,14 @@ async function sync(req: SyncRequest, reply: FastifyReply) {
       return reply.code(500).type('text/plain').send('the hook exploded');
     case 'badJson':
       return reply.code(200).type('application/json').send('{"children": [');
+    case 'empty':
+      return reply.code(200).type('application/json').send('');
+    case 'drip':
+      // Headers at once, then a byte of a valid-looking body every 50 ms: never done within the timeout.
+      return reply.code(200).type('application/json').send(Readable.from(drip(hung)));
+    case 'huge':
+      // A body past loom's 16 MiB limit for a hook answer.
+      return reply.code(200).type('application/json').send(`{"status": {"pad": "${'x'.repeat(17 * 1024 * 1024)}"}}`);
     case 'hang':
       await hung;
       return reply.code(503).send('released at the end of the run');
@@ -185,6 +207,25 @@ describe('CompositeController hook faults', () => {
     const child = await establishThenBreak('slow', 'hang', 'slow');
     const message = await syncErrorMatching('slow', /timed out/);
     expect(message).toContain('300 ms');
+    await expectChildKept(child);
+  });
+
+  it('keeps the children and records SyncError when the hook answers 200 with an empty body', async () => {
+    const child = await establishThenBreak('empty', 'empty');
+    await syncErrorMatching('empty', /invalid JSON/);
+    await expectChildKept(child);
+  });
+
+  it('keeps the children and records SyncError when the hook drips its body past the timeout', async () => {
+    const child = await establishThenBreak('drip', 'drip', 'slow');
+    const message = await syncErrorMatching('drip', /timed out/);
+    expect(message).toContain('300 ms');
+    await expectChildKept(child);
+  });
+
+  it('keeps the children and records SyncError when the hook answers more than 16 MiB', async () => {
+    const child = await establishThenBreak('huge', 'huge');
+    await syncErrorMatching('huge', /response body exceeds the limit of 16777216 bytes/);
     await expectChildKept(child);
   });
 
