@@ -18,7 +18,10 @@
  *   expressions waiting for a process take turns. So a runaway expression holds one process at most,
  *   and with `processes` ≥ 2 every other expression keeps a process to run on;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
- *   flood loom's event loop when it is parsed.
+ *   flood loom's event loop when it is parsed;
+ * - restarts: an expression that ends its process twice in a row rests, its calls failing at once, for
+ *   a time that doubles up to 30 s (`evaluator-strikes.ts`), so it cannot keep a shared process
+ *   restarting.
  *
  * Speed. An expression's calls are sent to its process up to {@link PIPELINE_DEPTH} ahead, so the
  * process never waits for the IPC round trip between two calls; while another expression waits for a
@@ -30,6 +33,7 @@
 import { NO_RESPONSE_CODE } from './hook-observer.ts';
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
 import { crashMessage, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
+import { clearStrikes, noStrikes, resting, strike, type Strikes } from './evaluator-strikes.ts';
 
 /** The evaluator's outcome of one call. */
 export type EvaluatorAnswer = { response: Record<string, unknown> } | { failure: WireFailure };
@@ -90,6 +94,7 @@ interface Expression {
   /** The process its calls are on, while any are. */
   on: Evaluator | undefined;
   forgotten: boolean;
+  strikes: Strikes;
 }
 
 interface Sent {
@@ -163,6 +168,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const done = evaluator.sent.shift()!;
     evaluator.startedAt = options.clock.now();
     const { expression } = done.call;
+    clearStrikes(expression.strikes);
     if (evaluator.sent.length === 0) {
       expression.on = undefined;
       takeTurn(expression);
@@ -175,10 +181,15 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const [running, ...unstarted] = evaluator.sent;
     if (running !== undefined) {
       const { expression } = running.call;
+      const failure = failureOf(expression.definition, evaluator.timedOut, end);
+      strike(expression.strikes, failure, options.clock.now());
       expression.waiting.unshift(...unstarted.map((s) => s.call));
       expression.on = undefined;
+      running.call.settle({ failure });
+      // While it rests, its waiting calls (those sent after the one that ended the process too) fail now.
+      const rest = resting(expression.strikes, options.clock.now());
+      if (rest) for (const call of expression.waiting.splice(0)) call.settle({ failure: rest });
       takeTurn(expression);
-      running.call.settle({ failure: failureOf(expression.definition, evaluator.timedOut, end) });
     } else if (!evaluator.ready) {
       failFirstWaiting(new Error(`could not start a JSONata evaluator process (${end.signal ?? `exit code ${end.code}`}): ${end.lastWords.trim() || 'it printed nothing'}`));
     }
@@ -240,6 +251,8 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   const enqueue = (expression: Expression, request: unknown, signal: AbortSignal): Promise<EvaluatorAnswer> => {
     if (closed) return Promise.reject(new Error('the JSONata evaluators have stopped'));
     if (expression.forgotten) return Promise.reject(new Error(`the ${expression.definition.hook} hook's expression is no longer in use`));
+    const rest = resting(expression.strikes, options.clock.now());
+    if (rest) return Promise.resolve({ failure: rest });
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<EvaluatorAnswer>((resolve, reject) => {
       const onAbort = (): void => {
@@ -270,7 +283,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   return {
     define(definition) {
-      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false };
+      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false, strikes: noStrikes() };
       return {
         evaluate: (request, signal) => enqueue(expression, request, signal),
         forget() {

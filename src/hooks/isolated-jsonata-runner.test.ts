@@ -105,6 +105,15 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
     ]);
   });
 
+  it('rests an expression that ends its process twice in a row: its next call fails at once, naming why', async () => {
+    const runner = hook(HOSTILE.fatalSize);
+    await failure(runner.call(request, never));
+    await failure(runner.call(request, never));
+    const rested = await failure(runner.call(request, never));
+    expect(rested.message).toBe('sync hook: JSONata evaluation built a value larger than JavaScript allows '
+      + '(it has ended its evaluator process 2 times in a row, so it is not evaluated for 1 s more)');
+  });
+
   it('runs one call of an expression at a time, so a runaway never holds more than one process', async () => {
     const runaway = hook(HOSTILE.backtracking, { timeoutMs: 300 });
     const settled: string[] = [];

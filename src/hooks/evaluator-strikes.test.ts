@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { WireFailure } from './evaluator-protocol.ts';
+import { clearStrikes, MAX_REST_MS, noStrikes, resting, strike } from './evaluator-strikes.ts';
+
+const crash: WireFailure = { kind: 'hook', message: 'sync hook: JSONata evaluation exceeded the memory limit of 256 MiB', code: '500' };
+
+describe('evaluator strikes', () => {
+  it('lets a first end pass, then rests 1 s, 2 s, 4 s … up to 30 s', () => {
+    const strikes = noStrikes();
+    strike(strikes, crash, 0);
+    expect(resting(strikes, 0)).toBeUndefined();
+    const rests = [];
+    for (let n = 0; n < 8; n++) {
+      strike(strikes, crash, 0);
+      rests.push(strikes.restUntil);
+    }
+    expect(rests).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, MAX_REST_MS, MAX_REST_MS, MAX_REST_MS]);
+  });
+
+  it('fails calls while resting with the last reason, saying for how long', () => {
+    const strikes = noStrikes();
+    strike(strikes, crash, 0);
+    strike(strikes, crash, 10_000);
+    expect(resting(strikes, 10_200)).toEqual({
+      ...crash,
+      message: 'sync hook: JSONata evaluation exceeded the memory limit of 256 MiB (it has ended its evaluator process 2 times in a row, so it is not evaluated for 1 s more)',
+    });
+    expect(resting(strikes, 11_000)).toBeUndefined();
+  });
+
+  it('starts over after an answer', () => {
+    const strikes = noStrikes();
+    strike(strikes, crash, 0);
+    strike(strikes, crash, 0);
+    clearStrikes(strikes);
+    strike(strikes, crash, 0);
+    expect(resting(strikes, 0)).toBeUndefined();
+  });
+});
