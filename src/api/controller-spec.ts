@@ -34,6 +34,8 @@ export const DEFAULTS = {
   /** Timers cannot wait longer (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
   webhookMaxTimeoutMs: 2_147_483_647,
   minResyncPeriodSeconds: 1,
+  /** The longest resync period a timer can wait, in whole seconds (2^31 - 1 ms). */
+  maxResyncPeriodSeconds: 2_147_483,
   revisionFieldPaths: ['spec'],
   authorizationType: 'Bearer',
   caBundleKey: 'ca.crt',

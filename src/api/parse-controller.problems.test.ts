@@ -88,6 +88,24 @@ describe('parseCompositeController: problems', () => {
     ['bad finalize hook', 'spec.hooks.finalize', {}, 'spec.hooks.finalize', 'set exactly one of webhook and jsonata'],
     ['endpoint config without host', 'spec.endpointConfigs', [{ authorization }], 'spec.endpointConfigs[0].host', 'is required'],
     ['endpoint config with both auths', 'spec.endpointConfigs', [{ host: 'h', authorization, basicAuth }], 'spec.endpointConfigs[0]', 'set at most one of authorization and basicAuth'],
+    // What can never name a served type or match a stored label, refused here rather than waited on.
+    ['apiVersion with three parts', 'spec.parentResource.apiVersion', 'example.com/v1/extra', 'spec.parentResource.apiVersion', 'expected group/version or version'],
+    ['apiVersion with a space', 'spec.childResources[0].apiVersion', 'apps /v1', 'spec.childResources[0].apiVersion', 'expected group/version or version'],
+    ['apiVersion with an empty group', 'spec.childResources[0].apiVersion', '/v1', 'spec.childResources[0].apiVersion', 'expected group/version or version'],
+    ['apiVersion in capitals', 'spec.parentResource.apiVersion', 'Example.com/V1', 'spec.parentResource.apiVersion', 'expected group/version or version'],
+    ['resource in capitals', 'spec.parentResource.resource', 'Widgets', 'spec.parentResource.resource', 'expected a lower-case plural resource name'],
+    ['resource with a control character', 'spec.childResources[0].resource', 'pods\u0007', 'spec.childResources[0].resource', 'got "pods\\u0007"'],
+    ['resource naming a subresource', 'spec.childResources[0].resource', 'pods/status', 'spec.childResources[0].resource', 'expected a lower-case plural resource name'],
+    ['label key with a space', 'spec.parentResource.labelSelector.matchLabels', { 'tier ключ': 'a' }, 'spec.parentResource.labelSelector.matchLabels["tier ключ"]', 'not a valid label key'],
+    ['label key with an empty prefix', 'spec.parentResource.labelSelector.matchLabels', { '/tier': 'a' }, 'spec.parentResource.labelSelector.matchLabels["/tier"]', 'not a valid label key'],
+    ['label value with a newline', 'spec.parentResource.labelSelector.matchLabels', { tier: 'a\nb' }, 'spec.parentResource.labelSelector.matchLabels.tier', 'not a valid label value'],
+    ['label value of 64 characters', 'spec.parentResource.labelSelector.matchLabels', { tier: 'x'.repeat(64) }, 'spec.parentResource.labelSelector.matchLabels.tier', 'not a valid label value'],
+    ['expression key starting with a dash', 'spec.parentResource.labelSelector.matchExpressions', [{ key: '-tier', operator: 'Exists' }], 'spec.parentResource.labelSelector.matchExpressions[0].key', 'not a valid label key'],
+    ['expression value with a space', 'spec.parentResource.labelSelector.matchExpressions', [{ key: 'tier', operator: 'In', values: ['web', 'not web'] }], 'spec.parentResource.labelSelector.matchExpressions[0].values[1]', 'not a valid label value'],
+    ['selector that contradicts itself', 'spec.parentResource.labelSelector', { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['web'] }] }, 'spec.parentResource.labelSelector', 'matches no object'],
+    ['url with the ftp scheme', 'spec.hooks.sync.webhook.url', 'ftp://widgets.hooks/sync', 'spec.hooks.sync.webhook.url', 'expected an http or https URL; got "ftp:"'],
+    ['url with the javascript scheme', 'spec.hooks.sync.webhook.url', 'javascript:alert(1)', 'spec.hooks.sync.webhook.url', 'expected an http or https URL'],
+    ['service protocol gopher', 'spec.hooks.sync.webhook', { service: { name: 'h', namespace: 'n', protocol: 'gopher' }, path: '/s' }, 'spec.hooks.sync.webhook.service.protocol', 'expected http or https; got "gopher"'],
   ]))('$name', ({ path, value, problemPath, message }) => {
     const problems = problemsOf(parseCompositeController(withField(minimalComposite, path, value)));
     expect(problems).toEqual([{ path: problemPath, message: expect.stringContaining(message) as string }]);
@@ -127,9 +145,19 @@ describe('parseDecoratorController: problems', () => {
     ['no hooks', 'spec.hooks', undefined, 'spec.hooks', 'is required'],
     ['jsonata hook with both sources', 'spec.hooks.sync.jsonata.configMapRef', { name: 'c', namespace: 'n', key: 'k' }, 'spec.hooks.sync.jsonata', 'set exactly one of expression and configMapRef'],
     ['customize hook with neither kind', 'spec.hooks.customize', {}, 'spec.hooks.customize', 'set exactly one of webhook and jsonata'],
+    ['no resource rules', 'spec.resources', [], 'spec.resources', 'expected at least one resource rule'],
+    ['one type named twice', 'spec.resources', [{ apiVersion: 'apps/v1', resource: 'statefulsets' }, { apiVersion: 'apps/v1', resource: 'statefulsets', labelSelector: { matchLabels: { a: 'b' } } }], 'spec.resources[1]', 'same resource as spec.resources[0]'],
+    ['attachment apiVersion with a space', 'spec.attachments', [{ apiVersion: 'v1 beta', resource: 'services' }], 'spec.attachments[0].apiVersion', 'expected group/version or version'],
+    ['annotation selector that contradicts itself', 'spec.resources[0]', { apiVersion: 'apps/v1', resource: 'statefulsets', annotationSelector: { matchExpressions: [{ key: 'a', operator: 'Exists' }, { key: 'a', operator: 'DoesNotExist' }] } }, 'spec.resources[0].annotationSelector', 'matches no object'],
+    ['annotation selector key with a space', 'spec.resources[0].annotationSelector.matchAnnotations', { 'bad key': 'x' }, 'spec.resources[0].annotationSelector.matchAnnotations["bad key"]', 'not a valid annotation key'],
   ]))('$name', ({ path, value, problemPath, message }) => {
     const problems = problemsOf(parseDecoratorController(withField(minimalDecorator, path, value)));
     expect(problems).toEqual([{ path: problemPath, message: expect.stringContaining(message) as string }]);
+  });
+
+  it('takes any annotation value: annotations, unlike labels, hold free text', () => {
+    const selector = { matchAnnotations: { 'example.com/note': 'any text / even this' }, matchExpressions: [{ key: 'note', operator: 'In', values: ['a b'] }] };
+    expect(parseDecoratorController(withField(minimalDecorator, 'spec.resources[0].annotationSelector', selector)).ok).toBe(true);
   });
 
 });

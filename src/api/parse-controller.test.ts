@@ -136,6 +136,12 @@ describe('parseCompositeController: defaults', () => {
     expect(result.warnings).toEqual([{ path: 'spec.resyncPeriodSeconds', message: 'below 1s; raised to 1s' }]);
   });
 
+  it('caps a resyncPeriodSeconds longer than a timer can wait (it would fire at once, again and again), and says so', () => {
+    const result = parseCompositeController(withField(minimalComposite, 'spec.resyncPeriodSeconds', 2_147_483_647));
+    expect(valueOf(result).spec.resyncPeriodSeconds).toBe(2_147_483);
+    expect(result.warnings).toEqual([{ path: 'spec.resyncPeriodSeconds', message: 'longer than a timer can wait (about 24 days); using that instead' }]);
+  });
+
   it('replaces a non-positive webhook timeout with 10s and says so', () => {
     const result = parseCompositeController(withField(minimalComposite, 'spec.hooks.sync.webhook.timeout', '0s'));
     expect(valueOf(result).spec.hooks.sync?.webhook?.timeoutMs).toBe(10_000);

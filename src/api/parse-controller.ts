@@ -24,7 +24,8 @@ import {
   type WebhookAuth,
 } from './controller-spec.ts';
 import { FieldReader, omitUndefined, type FieldProblem } from './field-reader.ts';
-import type { KubeObject } from './object.ts';
+import { checkApiVersion, checkResourceName } from './name-syntax.ts';
+import { groupOf, type KubeObject } from './object.ts';
 import { readEndpointConfigs, readHook } from './parse-hook.ts';
 import { readAnnotationSelector, readLabelSelector } from './parse-selector.ts';
 import { GROUP_VERSION, KINDS } from './well-known.ts';
@@ -39,10 +40,30 @@ export type ParseResult<T> =
 
 function readResourceRule(r: FieldReader): ResourceRule {
   r.object(true);
-  return {
-    apiVersion: r.field('apiVersion').string({ required: true, nonEmpty: true }) ?? '',
-    resource: r.field('resource').string({ required: true, nonEmpty: true }) ?? '',
-  };
+  const apiVersion = r.field('apiVersion').string({ required: true, nonEmpty: true }) ?? '';
+  const resource = r.field('resource').string({ required: true, nonEmpty: true }) ?? '';
+  // Empty ones were reported already; one complaint is enough.
+  if (apiVersion) checkApiVersion(r.field('apiVersion'), apiVersion);
+  if (resource) checkResourceName(r.field('resource'), resource);
+  return { apiVersion, resource };
+}
+
+/**
+ * One rule per target resource: queue keys name the type, so a second rule could never decide an
+ * object on its own. Versions do not tell rules apart (`apps/v1` and `apps/v1beta1` deployments are
+ * the same objects), as Metacontroller keys its selectors by group and kind, not version.
+ */
+function refuseRepeatedTargets(list: FieldReader, rules: readonly ResourceRule[]): void {
+  // Only an array yields rules, and reading the items of an array reports nothing new.
+  const items = rules.length > 1 ? (list.items() ?? []) : [];
+  const seen = new Map<string, number>();
+  rules.forEach((rule, i) => {
+    if (!rule.apiVersion || !rule.resource) return;
+    const key = `${groupOf(rule.apiVersion)}/${rule.resource}`;
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, i);
+    else items[i]?.problem(`names the same resource as ${items[first]?.path ?? ''} (${rule.resource} in ${groupOf(rule.apiVersion) || 'the core group'}); merge them into one rule`);
+  });
 }
 
 function readParentResource(r: FieldReader): ParentResourceRule {
@@ -105,6 +126,12 @@ function readHooks<K extends string>(r: FieldReader, names: readonly K[]): Parti
 
 function readResyncPeriod(r: FieldReader): number | undefined {
   const seconds = r.integer();
+  if (seconds !== undefined && seconds > DEFAULTS.maxResyncPeriodSeconds) {
+    // Metacontroller waits any int32 of seconds; a timer asked to wait longer than it can fires at once,
+    // which would resync every parent over and over.
+    r.warn('longer than a timer can wait (about 24 days); using that instead');
+    return DEFAULTS.maxResyncPeriodSeconds;
+  }
   if (seconds === undefined || seconds >= DEFAULTS.minResyncPeriodSeconds) return seconds;
   r.warn(`below ${DEFAULTS.minResyncPeriodSeconds}s; raised to ${DEFAULTS.minResyncPeriodSeconds}s`);
   return DEFAULTS.minResyncPeriodSeconds;
@@ -218,6 +245,9 @@ function readDecoratorSpec(spec: FieldReader): DecoratorControllerSpec {
   spec.object(true);
   spec.warnUnknownFields(['resources', 'attachments', 'hooks', 'resyncPeriodSeconds', 'endpointConfigs']);
   const resources = (spec.field('resources').items(true) ?? []).map(readDecoratorResource);
+  // Metacontroller takes an empty list and decorates nothing, for good; say so instead.
+  if (Array.isArray(spec.field('resources').value) && resources.length === 0) spec.field('resources').problem('expected at least one resource rule');
+  refuseRepeatedTargets(spec.field('resources'), resources);
   const attachments = (spec.field('attachments').items() ?? []).map(readAttachment);
   const hooks: DecoratorControllerHooks = readHooks(spec.field('hooks'), ['sync', 'finalize', 'customize'] as const);
   const resyncPeriodSeconds = readResyncPeriod(spec.field('resyncPeriodSeconds'));

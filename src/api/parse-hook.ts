@@ -146,7 +146,18 @@ function resolveUrl(r: FieldReader, service: ServiceReference | undefined, path:
   const resolved = url ?? serviceUrl(service, path);
   if (resolved === undefined) return reportMissingTarget(r);
   if (!URL.canParse(resolved)) r.field(url === undefined ? 'path' : 'url').problem(`not a valid absolute URL: ${JSON.stringify(resolved)}`);
+  else checkScheme(r, url, service);
   return resolved;
+}
+
+/** Hooks are called over HTTP(S) only; the runner refuses anything else, but without saying which field. */
+function checkScheme(r: FieldReader, url: string | undefined, service: ServiceReference | undefined): void {
+  if (url !== undefined) {
+    const { protocol } = new URL(url);
+    if (protocol !== 'http:' && protocol !== 'https:') r.field('url').problem(`expected an http or https URL; got ${JSON.stringify(protocol)}`);
+  } else if (service && !['http', 'https'].includes(service.protocol.toLowerCase())) {
+    r.field('service').field('protocol').problem(`expected http or https; got ${JSON.stringify(service.protocol)}`);
+  }
 }
 
 /** Says what is missing only when it is missing: fields that are there but bad were reported already. */
