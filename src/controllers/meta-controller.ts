@@ -89,16 +89,21 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     onDelete: (o) => queue.add(o.metadata.name ?? ''),
   });
   const claims = new Map<string, ParentClaim>();
-  // A controller that stops frees its parents: those waiting for them try again.
+  /** Controllers refused because another one claims their parents: what they wait for. */
+  const blocked = new Map<string, ParentClaim>();
+  // A controller that stops frees its parents: the controllers refused for them try again. Only those:
+  // waking every controller of the type would let two that fail to start wake each other forever.
   const unclaim = (name: string): void => {
     const claim = claims.get(name);
     if (!claim || !claims.delete(name)) return;
-    for (const other of claimsOf(options, kind, lease.informer.store.list())) {
-      if (other.name !== name && sameParentType(other, claim)) queue.add(other.name);
+    for (const [waiting, wanted] of blocked) {
+      if (!sameParentType(wanted, claim)) continue;
+      blocked.delete(waiting);
+      queue.add(waiting);
     }
   };
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> => reconcileController({
-    ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, unclaim,
+    ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
   }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
@@ -135,6 +140,8 @@ interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends
   get(): KubeObject | undefined;
   /** The parents each started (or starting) controller claims, by name. */
   claims: Map<string, ParentClaim>;
+  /** Controllers refused for another's claim, with their own claim, by name. */
+  blocked: Map<string, ParentClaim>;
   /** Drops a controller's claim, queueing those that wait for its parents. */
   unclaim(name: string): void;
 }
@@ -163,7 +170,10 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
   const parsed = isWanted(input, obj) ? input.kind.parse(obj) : undefined;
   input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
   await stopIfStale(input, name, obj);
-  if (!isWanted(input, obj) || !parsed) return {};
+  if (!isWanted(input, obj) || !parsed) {
+    input.blocked.delete(name);
+    return {};
+  }
   if (!parsed.ok && !engines.has(name)) {
     const message = parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     await notReady(input, obj, { reason: 'InvalidSpec', message });
@@ -174,14 +184,6 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
   if (engines.has(name)) return {};
   await startEngine(input, name, obj, parsed.value);
   return {};
-}
-
-/** The claims of every valid controller object of the kind that this loom runs. */
-function claimsOf<C extends { spec: { hooks: ControllerHooks } }>(input: MetaControllerOptions, kind: ControllerKind<C>, objects: readonly KubeObject[]): ParentClaim[] {
-  return objects.flatMap((o) => {
-    const parsed = isWanted(input, o) && kind.claimOf ? kind.parse(o) : undefined;
-    return parsed?.ok ? [kind.claimOf!(parsed.value, o)] : [];
-  });
 }
 
 /**
@@ -195,9 +197,11 @@ async function yieldToOwner<C extends { spec: { hooks: ControllerHooks } }>(inpu
   const claim = input.kind.claimOf(controller, obj);
   const owner = conflictingClaim(claim, input.claims.values());
   if (owner === undefined) {
+    input.blocked.delete(name);
     input.claims.set(name, claim);
     return;
   }
+  input.blocked.set(name, claim);
   const message = `${input.kind.kind} ${owner.name} already syncs parents of ${owner.resource}.${owner.apiVersion} that this controller's parent selector matches; one controller per parent`;
   await notReady(input, obj, { reason: 'ParentTypeTaken', message });
   throw new TerminalError(`${input.kind.kind} ${name}: ${message}`);
