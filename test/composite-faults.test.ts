@@ -66,48 +66,54 @@ function answer(parent: SyncRequest['parent'], child: { name: string; owner: str
   };
 }
 
+/** Faults answered with a raw HTTP reply rather than a hook response. */
+const RAW_REPLIES: Partial<Record<Mode, (reply: FastifyReply) => FastifyReply>> = {
+  http500: (reply) => reply.code(500).type('text/plain').send('the hook exploded'),
+  badJson: (reply) => reply.code(200).type('application/json').send('{"children": ['),
+  empty: (reply) => reply.code(200).type('application/json').send(''),
+  // Headers at once, then a byte of a valid-looking body every 50 ms: never done within the timeout.
+  drip: (reply) => reply.code(200).type('application/json').send(Readable.from(drip(hung))),
+  // A body past loom's 16 MiB limit for a hook answer.
+  huge: (reply) => reply.code(200).type('application/json').send(`{"status": {"pad": "${'x'.repeat(17 * 1024 * 1024)}"}}`),
+};
+
+/** The hook response of the faults that answer one, and of `ok`. */
+function responseFor(mode: Mode, parent: SyncRequest['parent']) {
+  const name = parent.metadata.name!;
+  const usual = answer(parent, { name: `${name}-config`, owner: name });
+  const extra = (childName: string, data: Record<string, string> = usual.children[0]!.data) =>
+    ({ ...usual.children[0]!, metadata: { name: childName, labels: { faulty: name } }, data });
+  switch (mode) {
+    case 'mismatch':
+      // A new child whose labels miss the parent's selector, and the existing child left out.
+      return answer(parent, { name: `${name}-stray`, owner: 'someone-else' });
+    case 'flood':
+      // One more child than loom allows a parent: the usual one plus 50 more.
+      return { ...usual, children: [...usual.children, ...Array.from({ length: MAX_CHILDREN }, (_, i) => extra(`${name}-flood-${i}`))] };
+    case 'oneRefused':
+      // The usual child, and one the API server refuses (a ConfigMap key may not hold a space).
+      return { ...usual, children: [...usual.children, extra(`${name}-refused`, { 'not a key': 'x' })] };
+    default:
+      return usual;
+  }
+}
+
 async function sync(req: SyncRequest, reply: FastifyReply) {
   const name = req.parent.metadata.name!;
   // Only the touched spec meets the fault: a late sync of the first spec must not use it up.
   const mode = req.parent.spec.color === 'first' ? 'ok' : modes.get(name) ?? 'ok';
   calls.push({ parent: name, color: req.parent.spec.color, mode });
-  switch (mode) {
-    case 'http500':
-      return reply.code(500).type('text/plain').send('the hook exploded');
-    case 'badJson':
-      return reply.code(200).type('application/json').send('{"children": [');
-    case 'empty':
-      return reply.code(200).type('application/json').send('');
-    case 'drip':
-      // Headers at once, then a byte of a valid-looking body every 50 ms: never done within the timeout.
-      return reply.code(200).type('application/json').send(Readable.from(drip(hung)));
-    case 'huge':
-      // A body past loom's 16 MiB limit for a hook answer.
-      return reply.code(200).type('application/json').send(`{"status": {"pad": "${'x'.repeat(17 * 1024 * 1024)}"}}`);
-    case 'hang':
-      await hung;
-      return reply.code(503).send('released at the end of the run');
-    case 'throttleOnce':
-      modes.set(name, 'ok');
-      return reply.code(429).header('retry-after', '1').send('slow down');
-    case 'mismatch':
-      // A new child whose labels miss the parent's selector, and the existing child left out.
-      return answer(req.parent, { name: `${name}-stray`, owner: 'someone-else' });
-    case 'flood': {
-      // One more child than loom allows a parent: the usual one plus 50 more.
-      const usual = answer(req.parent, { name: `${name}-config`, owner: name });
-      const more = Array.from({ length: MAX_CHILDREN }, (_, i) => ({ ...usual.children[0]!, metadata: { name: `${name}-flood-${i}`, labels: { faulty: name } } }));
-      return { ...usual, children: [...usual.children, ...more] };
-    }
-    case 'oneRefused': {
-      // The usual child, and one the API server refuses (a ConfigMap key may not hold a space).
-      const both = answer(req.parent, { name: `${name}-config`, owner: name });
-      const refused = { ...both.children[0]!, metadata: { name: `${name}-refused`, labels: { faulty: name } }, data: { 'not a key': 'x' } };
-      return { ...both, children: [...both.children, refused] };
-    }
-    default:
-      return answer(req.parent, { name: `${name}-config`, owner: name });
+  const raw = RAW_REPLIES[mode];
+  if (raw) return raw(reply);
+  if (mode === 'hang') {
+    await hung;
+    return reply.code(503).send('released at the end of the run');
   }
+  if (mode === 'throttleOnce') {
+    modes.set(name, 'ok');
+    return reply.code(429).header('retry-after', '1').send('slow down');
+  }
+  return responseFor(mode, req.parent);
 }
 
 const controller = (name: ControllerName, url: string, timeout?: string): KubeObject => ({

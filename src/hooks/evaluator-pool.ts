@@ -19,9 +19,9 @@
  *   and with `processes` ≥ 2 every other expression keeps a process to run on;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
- * - restarts: an expression that ends its process twice in a row rests, its calls failing at once, for
- *   a time that doubles up to 30 s (`evaluator-strikes.ts`), so it cannot keep a shared process
- *   restarting.
+ * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
+ *   key, its calls failing at once, for a time that doubles up to 30 s (`evaluator-strikes.ts`), so it
+ *   cannot keep a shared process restarting.
  *
  * Speed. An expression's calls are sent to its process up to {@link PIPELINE_DEPTH} ahead, so the
  * process never waits for the IPC round trip between two calls; while another expression waits for a
@@ -33,7 +33,7 @@
 import { NO_RESPONSE_CODE } from './hook-observer.ts';
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
 import { crashMessage, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
-import { clearStrikes, noStrikes, resting, strike, type Strikes } from './evaluator-strikes.ts';
+import { strikeBook, type StrikeBook } from './evaluator-strikes.ts';
 
 /** The evaluator's outcome of one call. */
 export type EvaluatorAnswer = { response: Record<string, unknown> } | { failure: WireFailure };
@@ -65,9 +65,9 @@ export interface PooledExpression {
   /**
    * Evaluates with `request` as input once a process is free. Resolves to the answer, also for a
    * failure (the expression's error, a timeout, a crash); rejects only when `signal` aborts first or
-   * the pool or expression is closed.
+   * the pool or expression is closed. `key` says whose input it is (the parent), for the strike book.
    */
-  evaluate(request: unknown, signal: AbortSignal): Promise<EvaluatorAnswer>;
+  evaluate(request: unknown, signal: AbortSignal, key?: string): Promise<EvaluatorAnswer>;
   /** Drops the expression everywhere; its waiting calls reject. Idempotent. */
   forget(): void;
 }
@@ -83,6 +83,8 @@ export interface EvaluatorPool {
 interface Call {
   expression: Expression;
   request: unknown;
+  /** Whose input this is (the parent), for the strike book. */
+  key: string;
   settle(answer: EvaluatorAnswer): void;
   fail(error: Error): void;
 }
@@ -94,7 +96,7 @@ interface Expression {
   /** The process its calls are on, while any are. */
   on: Evaluator | undefined;
   forgotten: boolean;
-  strikes: Strikes;
+  strikes: StrikeBook;
 }
 
 interface Sent {
@@ -168,7 +170,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const done = evaluator.sent.shift()!;
     evaluator.startedAt = options.clock.now();
     const { expression } = done.call;
-    clearStrikes(expression.strikes);
+    expression.strikes.clear(done.call.key);
     if (evaluator.sent.length === 0) {
       expression.on = undefined;
       takeTurn(expression);
@@ -182,13 +184,17 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     if (running !== undefined) {
       const { expression } = running.call;
       const failure = failureOf(expression.definition, evaluator.timedOut, end);
-      strike(expression.strikes, failure, options.clock.now());
-      expression.waiting.unshift(...unstarted.map((s) => s.call));
+      const now = options.clock.now();
+      expression.strikes.strike(running.call.key, failure, now);
       expression.on = undefined;
       running.call.settle({ failure });
-      // While it rests, its waiting calls (those sent after the one that ended the process too) fail now.
-      const rest = resting(expression.strikes, options.clock.now());
-      if (rest) for (const call of expression.waiting.splice(0)) call.settle({ failure: rest });
+      // The calls sent after it never started: they wait again, but those for a key that now rests fail.
+      const again = unstarted.map((s) => s.call).filter((call) => {
+        const rest = expression.strikes.resting(call.key, now);
+        if (rest) call.settle({ failure: rest });
+        return rest === undefined;
+      });
+      expression.waiting.unshift(...again);
       takeTurn(expression);
     } else if (!evaluator.ready) {
       failFirstWaiting(new Error(`could not start a JSONata evaluator process (${end.signal ?? `exit code ${end.code}`}): ${end.lastWords.trim() || 'it printed nothing'}`));
@@ -248,10 +254,10 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     })();
   }
 
-  const enqueue = (expression: Expression, request: unknown, signal: AbortSignal): Promise<EvaluatorAnswer> => {
+  const enqueue = (expression: Expression, request: unknown, key: string, signal: AbortSignal): Promise<EvaluatorAnswer> => {
     if (closed) return Promise.reject(new Error('the JSONata evaluators have stopped'));
     if (expression.forgotten) return Promise.reject(new Error(`the ${expression.definition.hook} hook's expression is no longer in use`));
-    const rest = resting(expression.strikes, options.clock.now());
+    const rest = expression.strikes.resting(key, options.clock.now());
     if (rest) return Promise.resolve({ failure: rest });
     if (signal.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<EvaluatorAnswer>((resolve, reject) => {
@@ -264,7 +270,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         reject(signal.reason as Error);
       };
       const call: Call = {
-        expression, request,
+        expression, request, key,
         settle: (answer) => {
           signal.removeEventListener('abort', onAbort);
           resolve(answer);
@@ -283,9 +289,9 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   return {
     define(definition) {
-      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false, strikes: noStrikes() };
+      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
       return {
-        evaluate: (request, signal) => enqueue(expression, request, signal),
+        evaluate: (request, signal, key = '') => enqueue(expression, request, key, signal),
         forget() {
           expression.forgotten = true;
           for (const call of expression.waiting.splice(0)) call.fail(new Error(`the ${definition.hook} hook's expression is no longer in use`));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WireFailure } from './evaluator-protocol.ts';
-import { clearStrikes, MAX_REST_MS, noStrikes, resting, strike } from './evaluator-strikes.ts';
+import { clearStrikes, MAX_REST_MS, noStrikes, resting, strike, strikeBook } from './evaluator-strikes.ts';
 
 const crash: WireFailure = { kind: 'hook', message: 'sync hook: JSONata evaluation exceeded the memory limit of 256 MiB', code: '500' };
 
@@ -35,5 +35,16 @@ describe('evaluator strikes', () => {
     clearStrikes(strikes);
     strike(strikes, crash, 0);
     expect(resting(strikes, 0)).toBeUndefined();
+  });
+
+  it('keeps a record per key, dropped when cleared', () => {
+    const book = strikeBook();
+    book.strike('a', crash, 0);
+    book.strike('a', crash, 0);
+    book.strike('b', crash, 0);
+    expect(book.resting('a', 0)).toBeDefined();
+    expect(book.resting('b', 0)).toBeUndefined();
+    book.clear('a');
+    expect(book.resting('a', 0)).toBeUndefined();
   });
 });

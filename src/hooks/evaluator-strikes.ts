@@ -2,10 +2,11 @@
  * A circuit breaker for expressions that end their evaluator process (a V8 abort, the heap limit, a
  * kill at the deadline). Each such end costs a new process, which takes about a tenth of a second of
  * CPU to start, and the process is shared: an expression that does it on every call would keep the
- * other expressions waiting for a process. So from the second end in a row, the expression rests:
- * its calls fail at once with the last reason for 1 s, then 2 s, 4 s, … up to 30 s, without touching a
- * process. One answer (or one ordinary failure) from it clears the record. A first end does not make it
- * rest: it may have been that one input.
+ * other expressions waiting for a process. So from the second end in a row, the expression rests for
+ * that input's key (the parent): its calls for the key fail at once with the last reason for 1 s, then
+ * 2 s, 4 s, … up to 30 s, without touching a process. One answer (or one ordinary failure) for the key
+ * clears its record. Keyed by parent, because an expression usually ends its process for one parent's
+ * data, and the other parents must not pay for it.
  */
 import type { WireFailure } from './evaluator-protocol.ts';
 
@@ -50,5 +51,29 @@ export function resting(strikes: Strikes, now: number): WireFailure | undefined 
   return {
     ...strikes.last,
     message: `${strikes.last.message} (it has ended its evaluator process ${strikes.count} times in a row, so it is not evaluated for ${seconds} s more)`,
+  };
+}
+
+/** The records of one expression, by key; a key leaves the book when it is cleared. */
+export interface StrikeBook {
+  strike(key: string, failure: WireFailure, now: number): void;
+  clear(key: string): void;
+  resting(key: string, now: number): WireFailure | undefined;
+}
+
+/** An empty book. */
+export function strikeBook(): StrikeBook {
+  const records = new Map<string, Strikes>();
+  return {
+    strike(key, failure, now) {
+      let record = records.get(key);
+      if (!record) records.set(key, (record = noStrikes()));
+      strike(record, failure, now);
+    },
+    clear: (key) => void records.delete(key),
+    resting(key, now) {
+      const record = records.get(key);
+      return record && resting(record, now);
+    },
   };
 }

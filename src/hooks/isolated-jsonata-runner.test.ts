@@ -105,13 +105,16 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
     ]);
   });
 
-  it('rests an expression that ends its process twice in a row: its next call fails at once, naming why', async () => {
-    const runner = hook(HOSTILE.fatalSize);
-    await failure(runner.call(request, never));
-    await failure(runner.call(request, never));
-    const rested = await failure(runner.call(request, never));
+  it('rests an expression that ends its process twice in a row for one parent, for that parent only', async () => {
+    const runner = hook(`parent.spec.bad ? ${HOSTILE.fatalSize} : {"name": parent.metadata.name}`);
+    const bad = { parent: { metadata: { name: 'bad', uid: 'uid-bad' }, spec: { bad: true } } };
+    const good = { parent: { metadata: { name: 'good', uid: 'uid-good' }, spec: {} } };
+    await failure(runner.call(bad, never));
+    await failure(runner.call(bad, never));
+    const rested = await failure(runner.call(bad, never));
     expect(rested.message).toBe('sync hook: JSONata evaluation built a value larger than JavaScript allows '
       + '(it has ended its evaluator process 2 times in a row, so it is not evaluated for 1 s more)');
+    await expect(runner.call(good, never)).resolves.toEqual({ name: 'good' });
   });
 
   it('runs one call of an expression at a time, so a runaway never holds more than one process', async () => {

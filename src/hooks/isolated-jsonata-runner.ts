@@ -35,6 +35,17 @@ export function compileIsolatedJsonataHook(options: JsonataHookOptions, pool: Ev
   };
 }
 
+/**
+ * Whose input a hook request is: the UID of its parent (`parent`, or a decorator's `object`), so an
+ * expression that ends its evaluator process for one parent's data rests for that parent only.
+ */
+function inputKey(request: unknown): string {
+  const { parent, object } = (typeof request === 'object' && request !== null ? request : {}) as { parent?: unknown; object?: unknown };
+  const meta = ((parent ?? object) as { metadata?: Record<string, unknown> } | undefined)?.metadata ?? {};
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return text(meta.uid) || `${text(meta.namespace)}/${text(meta.name)}`;
+}
+
 /** The error for a call the pool did not answer: the caller aborted, or the pool or expression was closed. */
 function unanswered(hook: string, error: unknown, signal: AbortSignal): HookError {
   if (signal.aborted) return new HookError(`${hook} hook: JSONata evaluation aborted by the caller`, { cause: signal.reason });
@@ -47,7 +58,7 @@ async function evaluate(pooled: PooledExpression, options: JsonataHookOptions, r
   observer?.requestStarted();
   let code = NO_RESPONSE_CODE;
   try {
-    const answer = await pooled.evaluate(request, signal).catch((error: unknown) => {
+    const answer = await pooled.evaluate(request, signal, inputKey(request)).catch((error: unknown) => {
       throw unanswered(hook, error, signal);
     });
     if ('response' in answer) {
