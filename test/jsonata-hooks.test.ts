@@ -120,9 +120,10 @@ describe('JSONata hooks', () => {
 describe('JSONata hooks that would end or hold the process evaluating them', () => {
   /** Each of these, evaluated in loom's own process, killed it (V8 fatal error, heap) or held it for minutes. */
   const HOSTILE = {
-    fatal: { expression: '{"n": $count($split($pad("a", 150000000), ""))}', says: 'built a value larger than JavaScript allows' },
-    huge: { expression: '{"n": $length($pad("x", 500000000))}', says: 'exceeded the memory limit of 256 MiB' },
-    backtrack: { expression: '{"r": $contains($pad("", 30, "a") & "!", /^(a+)+\\1?$/)}', says: 'timed out after 500 ms; its evaluator process was stopped' },
+    fatal: { expression: '{"n": $count($split($pad("a", 150000000), ""))}', says: /built a value larger than JavaScript allows/ },
+    // Whichever bound it meets first: on a loaded machine, filling the heap can take longer than the budget.
+    huge: { expression: '{"n": $length($pad("x", 500000000))}', says: /exceeded the memory limit of 256 MiB|timed out after 500 ms; its evaluator process was stopped/ },
+    backtrack: { expression: '{"r": $contains($pad("", 30, "a") & "!", /^(a+)+\\1?$/)}', says: /timed out after 500 ms; its evaluator process was stopped/ },
   };
   const hostile = Object.entries(HOSTILE).reduce((rest, [who, { expression }]) => `parent.spec.who = "${who}" ? ${expression} : ${rest}`, GREETER);
 
@@ -143,7 +144,7 @@ describe('JSONata hooks that would end or hold the process evaluating them', () 
       const found = await syncErrors(name);
       return found.length > 0 ? found : undefined;
     }, `a SyncError for "${who}"`);
-    expect(errors[0]!.message).toContain(says);
+    expect(errors[0]!.message).toMatch(says);
     // The host is alive and another controller's new parent converges.
     await clients.apply(parent(`beside-${who}`, 'inline'));
     await eventually(() => configMap(`beside-${who}-greeting`), 'the other controller to converge');

@@ -7,6 +7,7 @@
 import type { EndpointConfig, Hook } from '../api/index.ts';
 import {
   compileIsolatedJsonataHook,
+  JsonataCompileError,
   createWebhookRunner,
   webhookAuthPlan,
   HookRetryAfterError,
@@ -51,8 +52,18 @@ async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: 
   // The hook metrics' `url` label names where the expression lives, so the series of two JSONata hooks differ.
   const url = ref ? `jsonata:configmap/${ref.namespace}/${ref.name}/${ref.key}` : 'jsonata:inline';
   const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
-  const runner = compileIsolatedJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer }, host.evaluators);
+  let runner;
+  try {
+    runner = compileIsolatedJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer }, host.evaluators);
+  } catch (err) {
+    throw err instanceof JsonataCompileError ? atField(err, `spec.hooks.${id.hook}.jsonata.${ref ? 'configMapRef' : 'expression'}`) : err;
+  }
   return { call: (request, signal) => runner.call(request, signal), caches: [], release: () => runner.release() };
+}
+
+/** The same compile error, its message starting with the field path of the expression. */
+function atField(err: JsonataCompileError, path: string): JsonataCompileError {
+  return new JsonataCompileError(`${path}: ${err.message}`, { position: err.position, line: err.line, column: err.column, code: err.code }, { cause: err.cause });
 }
 
 /**

@@ -48,9 +48,12 @@ export class ResourceNotFoundError extends Error {
   override readonly name = 'ResourceNotFoundError';
 }
 
-/** The served type of `resource` in `apiVersion`, or a {@link ResourceNotFoundError}. */
-export function resolveResource(host: Host, apiVersion: string, resource: string): ResourceType {
+/**
+ * The served type of `resource` in `apiVersion`, or a {@link ResourceNotFoundError}; `where` is the
+ * field path that names it (`spec.childResources[0]`), put in front of the message when given.
+ */
+export function resolveResource(host: Host, apiVersion: string, resource: string, where?: string): ResourceType {
   const type = host.discovery().byResource(apiVersion, resource);
-  if (!type) throw new ResourceNotFoundError(`discovery does not know resource "${resource}" in apiVersion "${apiVersion}" (yet)`);
-  return type;
+  if (type) return type;
+  throw new ResourceNotFoundError(`${where ? `${where}: ` : ''}discovery does not know resource "${resource}" in apiVersion "${apiVersion}" (yet)`);
 }

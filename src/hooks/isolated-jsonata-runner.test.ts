@@ -85,7 +85,8 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
   });
 
   it('fails an expression that outgrows the heap limit, naming the limit', async () => {
-    const error = await failure(hook(HOSTILE.hugeString).call(request, never));
+    // A budget long enough that the heap limit, not the clock, ends it even on a loaded machine.
+    const error = await failure(hook(HOSTILE.hugeString, { timeoutMs: 20_000 }).call(request, never));
     expect(error.message).toBe('sync hook: JSONata evaluation exceeded the memory limit of 128 MiB');
   });
 

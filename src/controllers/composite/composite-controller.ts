@@ -31,8 +31,8 @@ export async function startCompositeController(
   const { spec } = controller;
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
-  const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource);
-  const childTypes = spec.childResources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource, 'spec.parentResource.resource');
+  const childTypes = spec.childResources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.childResources[${i}].resource`) }));
   const revisionType = usesRollingUpdates(spec.childResources) ? rollingRevisions(host, parentType) : undefined;
   const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
   const customizeRunner = runners.customize;

@@ -29,9 +29,9 @@ export async function startDecoratorController(
   const { spec } = controller;
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
-  const targetTypes = spec.resources.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  const targetTypes = spec.resources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.resources[${i}].resource`) }));
   refuseRepeatedTypes(targetTypes.map((t) => t.type));
-  const attachmentTypes = spec.attachments.map((rule) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource) }));
+  const attachmentTypes = spec.attachments.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.attachments[${i}].resource`) }));
   const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
   const customizeRunner = runners.customize;
 
