@@ -2,8 +2,9 @@
  * Webhook credentials from loom's shared informer caches: the {@link CredentialReader} the webhook
  * runners read Secrets and ConfigMaps through at call time, so a rotated Secret takes effect on the
  * next call without touching the controller object (Metacontroller reads them once, at controller
- * start). A cache is acquired only for the kinds a webhook actually refers to — a cluster-wide Secret
- * informer is not free — and released with the runner.
+ * start). Each cache holds just the one object a webhook refers to (a watch narrowed to its namespace
+ * and name), so loom never caches every Secret in the cluster and its RBAC can name the Secrets it
+ * reads; the caches are released with the runner.
  */
 import { objectKey, type KubeObject, type ObjectReference } from '../api/index.ts';
 import type { CredentialKind, CredentialReader, CredentialRef } from '../hooks/index.ts';

@@ -30,9 +30,8 @@
  * the call before it is answered. When a process dies, that call fails and the calls sent after it,
  * which never started, go back to the front of the queue.
  */
-import { NO_RESPONSE_CODE } from './hook-observer.ts';
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
-import { crashMessage, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
+import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
 import { strikeBook, type StrikeBook } from './evaluator-strikes.ts';
 
 /** The evaluator's outcome of one call. */
@@ -183,7 +182,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const [running, ...unstarted] = evaluator.sent;
     if (running !== undefined) {
       const { expression } = running.call;
-      const failure = failureOf(expression.definition, evaluator.timedOut, end);
+      const failure = endFailure(expression.definition, { ...end, killedAtDeadline: evaluator.timedOut, heapMiB: options.heapMiB });
       const now = options.clock.now();
       expression.strikes.strike(running.call.key, failure, now);
       expression.on = undefined;
@@ -200,12 +199,6 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       failFirstWaiting(new Error(`could not start a JSONata evaluator process (${end.signal ?? `exit code ${end.code}`}): ${end.lastWords.trim() || 'it printed nothing'}`));
     }
     dispatch();
-  };
-
-  const failureOf = (definition: ExpressionDefinition, timedOut: boolean, end: ProcessEnd): WireFailure => {
-    const label = `${definition.hook} hook`;
-    if (timedOut) return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE_CODE };
-    return { kind: 'hook', message: crashMessage(label, options.heapMiB, end), code: '500' };
   };
 
   /** A process that never started fails the call that would have run first, so a broken set-up fails calls instead of hanging them. */

@@ -4,7 +4,8 @@
  * processes is the pool's business (`evaluator-pool.ts`).
  */
 import { fork } from 'node:child_process';
-import { readReply, type EvaluatorReply, type EvaluatorRequest } from './evaluator-protocol.ts';
+import { NO_RESPONSE_CODE } from './hook-observer.ts';
+import { readReply, type EvaluatorReply, type EvaluatorRequest, type ExpressionDefinition, type WireFailure } from './evaluator-protocol.ts';
 
 /** How much of a process's stderr is kept: its last words explain a crash. */
 const STDERR_TAIL_CHARS = 4_096;
@@ -67,9 +68,20 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
   };
 }
 
-/** What the end of a process means for the call it was running, from what V8 printed as it died. */
-export function crashMessage(label: string, heapMiB: number, end: ProcessEnd): string {
-  if (/heap out of memory|Reached heap limit/i.test(end.lastWords)) return `${label}: JSONata evaluation exceeded the memory limit of ${heapMiB} MiB`;
+/**
+ * What the end of a process means for the call it was running: a kill at its deadline is a timeout
+ * (no answer); anything else a crash, its reason read from what V8 printed as it died.
+ */
+export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { killedAtDeadline: boolean; heapMiB: number }): WireFailure {
+  const label = `${definition.hook} hook`;
+  if (end.killedAtDeadline) {
+    return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE_CODE };
+  }
+  return { kind: 'hook', message: crashMessage(label, end), code: '500' };
+}
+
+function crashMessage(label: string, end: ProcessEnd & { heapMiB: number }): string {
+  if (/heap out of memory|Reached heap limit/i.test(end.lastWords)) return `${label}: JSONata evaluation exceeded the memory limit of ${end.heapMiB} MiB`;
   if (/invalid (size|array length|string length)/i.test(end.lastWords)) return `${label}: JSONata evaluation built a value larger than JavaScript allows`;
   const how = end.signal === null ? `exit code ${end.code}` : `signal ${end.signal}`;
   return `${label}: the JSONata evaluator process ended unexpectedly (${how})`;
