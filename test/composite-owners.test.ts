@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject, LabelSelector } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { readyCondition, startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'owners';
@@ -38,8 +38,8 @@ const syncedBy = async (name: string) => ((await clients.writer.get(parentRef(na
 
 async function readyOf(name: string, status: 'True' | 'False') {
   return eventually(async () => {
-    const conditions = ((await clients.writer.get(ccRef(name)))?.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)?.conditions;
-    return conditions?.find((c) => c.type === 'Ready' && c.status === status);
+    const ready = await readyCondition(clients, name);
+    return ready?.status === status ? ready : undefined;
   }, `${name} Ready=${status}`);
 }
 

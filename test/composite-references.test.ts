@@ -8,7 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { readyCondition, startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'references';
@@ -38,12 +38,7 @@ function controller(name: string, secretNamespace: string, mode: string): KubeOb
   };
 }
 
-async function readyOf(name: string) {
-  return eventually(async () => {
-    const cc = await clients.writer.get({ apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name });
-    return (cc?.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
-  }, `${name} to report Ready`);
-}
+const readyOf = (name: string) => eventually(() => readyCondition(clients, name), `${name} to report Ready`);
 
 beforeAll(async () => {
   clients = await testClients();

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { readyCondition, startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'jsonata';
@@ -42,10 +42,7 @@ function controller(name: string, sync: object, parentMode: string): KubeObject 
 const parent = (name: string, mode: string, who = 'world'): KubeObject =>
   ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace, labels: { mode } }, spec: { who } });
 const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
-const ccRef = (name: string) => ({ apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', name });
-const readyOf = async (name: string) =>
-  ((await clients.writer.get(ccRef(name)))?.status as { conditions?: { type: string; status: string; reason: string; message: string }[] } | undefined)
-    ?.conditions?.find((c) => c.type === 'Ready');
+const readyOf = (name: string) => readyCondition(clients, name);
 
 beforeAll(async () => {
   clients = await testClients();

@@ -67,3 +67,17 @@ export async function testClients(): Promise<TestClients> {
   };
   return { client, writer, refresh, apply };
 }
+
+/** One `status.conditions[]` entry of a controller object. */
+export interface ControllerCondition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+/** The `Ready` condition loom keeps on a CompositeController (or `kind`), or `undefined` while it has none. */
+export async function readyCondition(clients: TestClients, name: string, kind = 'CompositeController'): Promise<ControllerCondition | undefined> {
+  const obj = await clients.writer.get({ apiVersion: 'metacontroller.k8s.io/v1alpha1', kind, name });
+  return (obj?.status as { conditions?: ControllerCondition[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
+}
