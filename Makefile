@@ -5,7 +5,7 @@ SHELL := bash
 NPM ?= npm
 DEPS_STAMP := node_modules/.loom-deps-installed
 
-.PHONY: run test deps control-plane lint typecheck unit integration clean
+.PHONY: run test deps control-plane lint typecheck unit integration packages image-rootfs clean
 
 run: deps
 	$(NPM) run --silent dev
@@ -14,7 +14,7 @@ test: lint typecheck unit integration
 
 deps: $(DEPS_STAMP)
 
-$(DEPS_STAMP): package.json package-lock.json
+$(DEPS_STAMP): package.json package-lock.json src/sdk/package.json
 	@command -v $(NPM) >/dev/null || { echo "make: npm is needed to install loom's dependencies" >&2; exit 1; }
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	@touch $@
@@ -35,5 +35,14 @@ unit: deps
 integration: deps control-plane
 	$(NPM) run --silent test:integration
 
+# The two npm packages, kube-loom and kube-loom-sdk, packed into .build/packages.
+packages: deps
+	bash scripts/pack.sh .build/packages
+
+# What the root Dockerfile copies into the image, laid out in .build/image-rootfs without a container
+# engine; run loom from it with .build/image-rootfs/opt/loom/node_modules/.bin/loom.
+image-rootfs: deps
+	bash scripts/image-rootfs.sh .build/image-rootfs
+
 clean:
-	rm -rf node_modules
+	rm -rf node_modules dist .build

@@ -4,7 +4,8 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/'] },
+  // The package test's user project is plain JavaScript on purpose (Node 20 runs it): a user's code.
+  { ignores: ['node_modules/', 'dist/', '.build/', 'coverage/', 'test/testdata/package-user/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -13,7 +13,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { loadAll } from 'js-yaml';
-import type { HookServer } from 'loom/sdk';
+import type { HookServer } from 'kube-loom-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   matchesSelector, parseCompositeController, parseDecoratorController,

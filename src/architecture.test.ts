@@ -2,7 +2,7 @@
  * The import rules of ARCHITECTURE.md, checked on every source file so a broken rule fails the build:
  * `api` and `engine` import nothing internal; `core`, `hooks` and `kube` import only `api`; nothing
  * but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the Kubernetes client. The hook
- * SDK (`sdk/`, shipped to users as `loom/sdk`) imports only `api`, fastify and pino, and nothing in
+ * SDK (`sdk/`, shipped to users as `kube-loom-sdk`) imports only `api`, fastify and pino, and nothing in
  * `src/` imports it (examples and tests do).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 const KUBE_CLIENT = '@kubernetes/client-node';
-/** This package's own name: `loom/sdk` from inside `src/` would slip past the folder rules. */
-const SELF = 'loom';
+/** The packages built from `src/`: importing them by name from inside `src/` would slip past the folder rules. */
+const SELF = ['kube-loom', 'kube-loom-sdk'];
 
 /** Internal folders each restricted folder may import (besides itself). */
 const ALLOWED: Record<string, readonly string[]> = {
@@ -59,7 +59,7 @@ function packageOf(specifier: string): string {
 function packageViolationOf(file: SourceFile, specifier: string): string | undefined {
   const from = folderOf(file.path);
   if (isKubeClient(specifier)) return from === 'kube' ? undefined : `${file.path} imports ${KUBE_CLIENT}; only kube/ may`;
-  if (packageOf(specifier) === SELF) return `${file.path} imports ${specifier}; src/ imports its own folders by relative path`;
+  if (SELF.includes(packageOf(specifier))) return `${file.path} imports ${specifier}; src/ imports its own folders by relative path`;
   const allowed = ALLOWED_PACKAGES[from];
   if (allowed === undefined || specifier.startsWith('node:') || allowed.includes(packageOf(specifier))) return undefined;
   return `${file.path} imports ${specifier}; ${from}/ may import only the packages ${allowed.join(', ')}`;
@@ -94,7 +94,7 @@ function importsOf(text: string): string[] {
 function sourceFiles(dir: string): SourceFile[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = join(dir, entry.name);
-    // Fixtures stand for users' code (a hook module for `loom render`, say), which may import loom/sdk.
+    // Fixtures stand for users' code (a hook module for `loom render`, say), which may import kube-loom-sdk.
     if (entry.isDirectory()) return entry.name === 'testdata' ? [] : sourceFiles(full);
     // Tests may reach across folders to build fixtures; the rules are about production code.
     if (!entry.name.endsWith('.ts') || /\.test(-support)?\.ts$/.test(entry.name)) return [];
@@ -117,7 +117,7 @@ describe('import rules', () => {
       { path: 'kube/client.ts', imports: [KUBE_CLIENT, '../api/types.ts'] },
       { path: 'cli/run.ts', imports: ['../controllers/index.ts'] },
       { path: 'sdk/server.ts', imports: ['fastify', 'pino', 'node:fs', '../api/index.ts', '../hooks/index.ts', 'jsonata', '@scope/pkg/sub'] },
-      { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'prom-client', 'loom/sdk'] },
+      { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'prom-client', 'kube-loom-sdk'] },
     ])).toEqual([
       'core/claim.ts imports kube/store.ts; core/ may import only api',
       'engine/queue.ts imports api/keys.ts; engine/ may import only itself',
@@ -127,7 +127,7 @@ describe('import rules', () => {
       'sdk/server.ts imports jsonata; sdk/ may import only the packages fastify, pino',
       'sdk/server.ts imports @scope/pkg/sub; sdk/ may import only the packages fastify, pino',
       'server/app.ts imports sdk/index.ts; nothing in src/ may import sdk/ (examples and tests may)',
-      'server/app.ts imports loom/sdk; src/ imports its own folders by relative path',
+      'server/app.ts imports kube-loom-sdk; src/ imports its own folders by relative path',
     ]);
   });
 

@@ -2,6 +2,7 @@
  * The composition root of `loom run`: configuration → logger → kube connection and caches → engine
  * → controllers → HTTP servers, all living until one shutdown signal, then drained in reverse.
  */
+import { extname } from 'node:path';
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
@@ -48,6 +49,11 @@ export const DEFAULT_JSONATA_PROCESSES = 2;
 export const DEFAULT_JSONATA_MEMORY_MIB = 256;
 /** How long past its budget a JSONata call may run before its evaluator process is killed. */
 const JSONATA_GRACE_MS = 100;
+/**
+ * The evaluator processes' entry module, beside this one: `.ts` when loom runs from its sources,
+ * `.js` in the compiled package (tsc rewrites import specifiers, not URLs).
+ */
+const EVALUATOR_ENTRY = new URL(`./jsonata-evaluator${extname(import.meta.url)}`, import.meta.url);
 
 /** What the caller may want back from a running host (ports actually bound, for tests). */
 export interface RunningLoom {
@@ -101,7 +107,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     return type;
   };
   const evaluators = createEvaluatorPool({
-    entry: new URL('./jsonata-evaluator.ts', import.meta.url), clock, graceMs: JSONATA_GRACE_MS,
+    entry: EVALUATOR_ENTRY, clock, graceMs: JSONATA_GRACE_MS,
     processes: config.jsonataProcesses ?? DEFAULT_JSONATA_PROCESSES, heapMiB: config.jsonataMemoryMiB ?? DEFAULT_JSONATA_MEMORY_MIB,
   });
   const host: Host = {

@@ -16,7 +16,7 @@ import { isDeepStrictEqual } from 'node:util';
 import {
   createHookServer, desired, observedChild, type CompositeRequest, type CompositeResponse, type HookServer, type HookServerOptions,
   type KubeObject, type LabelSelector,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** The two colours; the label `color` on ReplicaSets, their Pods and the Service's selector says which. */
 export type Color = 'blue' | 'green';

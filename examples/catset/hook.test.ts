@@ -1,4 +1,4 @@
-import { testHook, type KubeObject } from 'loom/sdk';
+import { testHook, type KubeObject } from 'kube-loom-sdk';
 import { describe, expect, it } from 'vitest';
 import { catsetHook, desiredOrdinals, ordinalOf, type CatSet } from './hook.ts';
 

@@ -22,7 +22,7 @@
 import {
   childrenOf, createHookServer, desired, type CompositeRequest, type CompositeResponse, type HookServer, type HookServerOptions,
   type KubeObject, type LabelSelector,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** Labels and annotations of a template. */
 interface TemplateMeta {

@@ -13,7 +13,7 @@
 import {
   childrenOf, createHookServer, desired, observedRelated,
   type CompositeRequest, type CompositeResponse, type CustomizeRequest, type CustomizeResponse, type HookServer, type HookServerOptions, type KubeObject,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** The parent type, as far as the hooks read it (crd.yaml makes the fields required). */
 export interface ConfigMapPropagation extends KubeObject {

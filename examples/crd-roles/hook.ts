@@ -14,7 +14,7 @@
 import {
   attachmentsOf, createHookServer, desired, type DecoratorRequest, type DecoratorResponse, type HookServer, type HookServerOptions,
   type KubeObject,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** The annotation that opts a CRD in (the DecoratorController selects the value `yes`). */
 export const ENABLE_ANNOTATION = 'enable-default-roles';

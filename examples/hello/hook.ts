@@ -7,7 +7,7 @@
  */
 import {
   createHookServer, desired, observedChild, type CompositeRequest, type HookServer, type HookServerOptions, type KubeObject,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** The parent type, as far as the hook reads it. */
 interface HelloWorld extends KubeObject {

@@ -11,7 +11,7 @@
 import {
   childrenOf, createHookServer, desired, type CompositeRequest, type CompositeResponse, type HookServer, type HookServerOptions,
   type KubeObject,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** A container of the template, as far as the hook reads it. */
 interface Container {

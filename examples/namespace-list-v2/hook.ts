@@ -18,7 +18,7 @@ import {
   createHookServer, relatedOf,
   type CompositeRequest, type CompositeResponse, type CustomizeRequest, type CustomizeResponse, type HookServer, type HookServerOptions,
   type KubeObject, type LabelSelector,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** The parent type, as far as the hooks read it. */
 export interface NamespaceInventory extends KubeObject {

@@ -16,7 +16,7 @@ import {
   childrenOf, createHookServer, desired, observedChild, observedRelated, relatedOf,
   type CompositeRequest, type CompositeResponse, type CustomizeRequest, type CustomizeResponse, type HookServer, type HookServerOptions,
   type KubeObject, type LabelSelector,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** The parent type, as far as the hooks read it (crd.yaml makes the fields required). */
 export interface SecretPropagation extends KubeObject {

@@ -1,4 +1,4 @@
-import { testHook } from 'loom/sdk';
+import { testHook } from 'kube-loom-sdk';
 import { describe, expect, it } from 'vitest';
 import { parsePorts, servicePerPodHook } from './hook.ts';
 

@@ -15,7 +15,7 @@
 import {
   attachmentsOf, createHookServer, desired, type DecoratorRequest, type DecoratorResponse, type HookServer, type HookServerOptions,
   type KubeObject,
-} from 'loom/sdk';
+} from 'kube-loom-sdk';
 
 /** Names the label key the per-Pod Services select on; empty means {@link STATEFULSET_POD_NAME_LABEL}. */
 export const LABEL_ANNOTATION = 'service-per-pod-label';

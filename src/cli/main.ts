@@ -95,7 +95,9 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const { values, positionals } = parseGoFlags(argv, RUN_FLAG_SPEC);
-  return command(positionals[0] ?? '', values, positionals.slice(1));
+  // Flags without a command mean `run`: Metacontroller's image takes flags only, so its Helm chart and
+  // manifests pass no command, and they must work unchanged.
+  return command(positionals[0] ?? 'run', values, positionals.slice(1));
 }
 
 main(process.argv.slice(2)).then(

@@ -1,5 +1,5 @@
 /**
- * `loom/sdk`: write a Metacontroller/loom hook as a few lines of TypeScript on fastify, and test it
+ * `kube-loom-sdk`: write a Metacontroller/loom hook as a few lines of TypeScript on fastify, and test it
  * without a socket.
  *
  * ```ts

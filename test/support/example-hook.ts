@@ -22,11 +22,11 @@ export interface ExampleHook {
   stop(): Promise<void>;
 }
 
-function waitForUrl(child: ChildProcess, example: string): Promise<string> {
+function waitForUrl(child: ChildProcess, name: string): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
     const timeout = AbortSignal.timeout(START_TIMEOUT_MS);
-    timeout.addEventListener('abort', () => reject(new Error(`the ${example} hook printed no URL within ${START_TIMEOUT_MS} ms:\n${output}`)));
+    timeout.addEventListener('abort', () => reject(new Error(`the ${name} hook printed no URL within ${START_TIMEOUT_MS} ms:\n${output}`)));
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const url = URL_PATTERN.exec(output)?.[0];
@@ -34,17 +34,28 @@ function waitForUrl(child: ChildProcess, example: string): Promise<string> {
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`the ${example} hook exited with ${code} before listening:\n${output}`)));
+    child.once('exit', (code) => reject(new Error(`the ${name} hook exited with ${code} before listening:\n${output}`)));
   });
 }
 
-/** Starts `examples/<example>/hook.ts` with the same Node as the tests. */
-export async function startExampleHook(example: string): Promise<ExampleHook> {
-  const script = new URL(`${example}/hook.ts`, EXAMPLES).pathname;
-  const child = spawn(process.execPath, [script], { env: { ...process.env, HOST: '127.0.0.1', PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** How to start a hook process: `node script` with `HOST=127.0.0.1 PORT=0` added to the environment. */
+export interface HookProcessOptions {
+  /** The Node binary. */
+  node: string;
+  script: string;
+  /** The working directory; the test's own by default. */
+  cwd?: string;
+  /** Names the hook in errors. */
+  name: string;
+}
+
+/** Starts a hook process and waits for the URL it prints; stopped by PID with SIGTERM. */
+export async function startHookProcess({ node, script, cwd, name }: HookProcessOptions): Promise<ExampleHook> {
+  const env = { ...process.env, HOST: '127.0.0.1', PORT: '0' };
+  const child = spawn(node, [script], { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    const url = await waitForUrl(child, example);
+    const url = await waitForUrl(child, name);
     return {
       url,
       async stop() {
@@ -56,6 +67,11 @@ export async function startExampleHook(example: string): Promise<ExampleHook> {
     if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGKILL');
     throw err;
   }
+}
+
+/** Starts `examples/<example>/hook.ts` with the same Node as the tests. */
+export function startExampleHook(example: string): Promise<ExampleHook> {
+  return startHookProcess({ node: process.execPath, script: new URL(`${example}/hook.ts`, EXAMPLES).pathname, name: example });
 }
 
 type Hooks = Record<string, { webhook?: { url?: string; path?: string; service?: unknown } } | undefined>;

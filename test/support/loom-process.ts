@@ -15,17 +15,20 @@ export interface LoomProcess {
   logTail(): string;
   /** SIGKILL by PID; resolves once it has exited. */
   kill(): Promise<void>;
+  /** SIGTERM by PID, as the kubelet stops a container; resolves with how it exited. */
+  terminate(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const LOG_TAIL_CHARS = 8_000;
 
 /**
- * Starts `node src/cli/main.ts run` against the test control plane for controllers labelled
- * `loom-test=<label>`, with no HTTP servers; `flags` are added to the command line.
+ * Starts `node <entry> run` against the test control plane for controllers labelled
+ * `loom-test=<label>`, with no HTTP servers; `flags` are added to the command line. `entry` is the
+ * sources' `src/cli/main.ts` unless given (the compiled package's `bin.js`, say).
  */
-export async function spawnLoom(label: string, flags: readonly string[] = []): Promise<LoomProcess> {
+export async function spawnLoom(label: string, flags: readonly string[] = [], entry = 'src/cli/main.ts'): Promise<LoomProcess> {
   const args = [
-    'src/cli/main.ts', 'run', '--kubeconfig', inject('kubeconfigPath'), '--target-label-selector', `loom-test=${label}`,
+    entry, 'run', '--kubeconfig', inject('kubeconfigPath'), '--target-label-selector', `loom-test=${label}`,
     '--metrics-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn', ...flags,
   ];
   // process.execPath: the Node running the tests (24), not whatever `node` is first on PATH.
@@ -55,6 +58,12 @@ export async function spawnLoom(label: string, flags: readonly string[] = []): P
       process.off('exit', killOnExit);
       if (!ended) process.kill(pid, 'SIGKILL');
       await exited;
+    },
+    async terminate() {
+      if (!ended) process.kill(pid, 'SIGTERM');
+      const exit = await exited;
+      process.off('exit', killOnExit);
+      return exit;
     },
   };
 }

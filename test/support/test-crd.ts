@@ -48,6 +48,8 @@ export const TEST_PARENT_KINDS = {
   rollChild: { plural: 'rollchildren', kind: 'RollChild' },
   /** The parents of the kill -9 restart test. */
   restart: { plural: 'restarts', kind: 'Restart' },
+  /** The JSONata parents of the image payload test. */
+  imagePayload: { plural: 'imagepayloads', kind: 'ImagePayload' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

@@ -3,7 +3,7 @@
  * --hook-module`: a Palette gets one ConfigMap per replica, each holding the palette's colour, and
  * its status counts the ConfigMaps observed.
  */
-import { childrenOf, createHookServer, desired, type CompositeRequest, type HookServer, type KubeObject } from 'loom/sdk';
+import { childrenOf, createHookServer, desired, type CompositeRequest, type HookServer, type KubeObject } from 'kube-loom-sdk';
 
 interface Palette extends KubeObject {
   spec: { replicas: number; color: string };
