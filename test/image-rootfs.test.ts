@@ -2,9 +2,10 @@
  * The image's payload, run as the image runs it: `scripts/image-rootfs.sh` lays out what the root
  * Dockerfile copies (the packed packages installed with --omit=dev), and `loom run` starts from there
  * — compiled JavaScript, no sources, no devDependencies — against the local control plane. It
- * converges the hello example (a webhook) and an inline JSONata controller (which runs in evaluator
- * processes whose entry must be found in the compiled package), then stops on SIGTERM as a kubelet
- * stops it, exiting 0.
+ * converges a controller calling the hello example's hook (a webhook) and an inline JSONata controller
+ * (which runs in evaluator processes whose entry must be found in the compiled package), then stops
+ * on SIGTERM as a kubelet stops it, exiting 0. Both controllers take this file's own parent kind, told
+ * apart by a label, so no other test's hello parents are theirs.
  */
 import { execFile } from 'node:child_process';
 import { access, mkdtemp, rm } from 'node:fs/promises';
@@ -30,18 +31,30 @@ let namespace: string;
 let hook: ExampleHook | undefined;
 let loom: LoomProcess | undefined;
 
-const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name }).catch(() => undefined);
+const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+
+/** The parents labelled `hook: <hook>`, a kind of this file's own. */
+const parentResource = (hook: string) => ({ apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { hook } } });
+const parent = (name: string, hook: string): KubeObject =>
+  ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace, labels: { hook } }, spec: { who: 'image' } });
 
 const jsonataController: KubeObject = {
   apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
   metadata: { name: 'image-rootfs-jsonata', labels: { 'loom-test': LABEL } },
   spec: {
     generateSelector: true,
-    parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural },
+    parentResource: parentResource('jsonata'),
     childResources: [{ apiVersion: 'v1', resource: 'configmaps' }],
     hooks: { sync: { jsonata: { expression: '{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-evaluated" }, "data": { "sum": $string(1 + 2) } }] }' } } },
   },
 };
+
+/** The hello example's controller, renamed and given this file's parents, calling the hook at `url`. */
+async function webhookController(url: string): Promise<KubeObject> {
+  const [hello] = await exampleManifests('hello', 'controller.yaml');
+  const controller = pointedAt(hello!, url, { 'loom-test': LABEL });
+  return { ...controller, metadata: { ...controller.metadata, name: 'image-rootfs-webhook' }, spec: { ...controller.spec, parentResource: parentResource('webhook') } };
+}
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'loom-image-rootfs-'));
@@ -53,8 +66,7 @@ beforeAll(async () => {
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, KIND);
   hook = await startExampleHook('hello');
-  const [hello] = await exampleManifests('hello', 'controller.yaml');
-  await clients.apply(pointedAt(hello!, hook.url, { 'loom-test': LABEL }));
+  await clients.apply(await webhookController(hook.url));
   await clients.apply(jsonataController);
   loom = await spawnLoom(LABEL, [], entry);
 }, 240_000);
@@ -66,15 +78,15 @@ afterAll(async () => {
 });
 
 describe('loom run from the image payload', () => {
-  it('converges the hello example through its webhook', async () => {
-    await clients.apply({ apiVersion: 'examples.loom.dev/v1', kind: 'HelloWorld', metadata: { name: 'payload', namespace }, spec: { who: 'image' } });
-    const child = await eventually(() => configMap('payload-greeting'), 'the hello child', 60_000);
+  it('converges a controller calling the hello example\'s webhook', async () => {
+    await clients.apply(parent('webhook', 'webhook'));
+    const child = await eventually(() => configMap('webhook-greeting'), 'the hello hook\'s child', 60_000);
     expect(child.data).toEqual({ greeting: 'Hello, image!' });
   });
 
   it('evaluates an inline JSONata hook in its evaluator processes', async () => {
-    await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name: 'payload', namespace } });
-    const child = await eventually(() => configMap('payload-evaluated'), 'the JSONata child', 60_000);
+    await clients.apply(parent('jsonata', 'jsonata'));
+    const child = await eventually(() => configMap('jsonata-evaluated'), 'the JSONata child', 60_000);
     expect(child.data).toEqual({ sum: '3' });
   });
 
