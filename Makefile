@@ -5,7 +5,7 @@ SHELL := bash
 NPM ?= npm
 DEPS_STAMP := node_modules/.loom-deps-installed
 
-.PHONY: run test deps control-plane lint typecheck unit integration packages image-rootfs clean
+.PHONY: run test deps control-plane helm lint typecheck unit integration packages image-rootfs clean
 
 run: deps
 	$(NPM) run --silent dev
@@ -29,10 +29,14 @@ lint: deps
 typecheck: deps
 	$(NPM) run --silent typecheck
 
-unit: deps
+# helm, for the chart's tests: built from Go modules once, cached outside the repository.
+helm:
+	@bash scripts/build-helm.sh >/dev/null
+
+unit: deps helm
 	$(NPM) run --silent test:unit
 
-integration: deps control-plane
+integration: deps control-plane helm
 	$(NPM) run --silent test:integration
 
 # The two npm packages, kube-loom and kube-loom-sdk, packed into .build/packages.

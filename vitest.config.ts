@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'controllers/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'controllers/**/*.test.ts', 'charts/**/*.test.ts'] } },
       {
         test: {
           name: 'integration',

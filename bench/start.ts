@@ -7,12 +7,12 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { crdManifests } from '../src/cli/install-crds.ts';
 import { startControlPlane } from '../src/devcluster/index.ts';
+import { freeLoopbackPort } from '../src/devcluster/ports.ts';
 import { systemClock } from '../src/engine/index.ts';
 
 const runs = Number(process.argv[2] ?? 5);
@@ -21,14 +21,6 @@ function median(values: number[]): number {
   const sorted = values.toSorted((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function command(cmd: string, args: string[]): Promise<void> {
@@ -44,7 +36,7 @@ interface Start {
 
 /** One start: spawn, wait for the log line and for /readyz, then SIGTERM by PID and wait for the exit. */
 async function startOnce(entry: string, kubeconfig: string): Promise<Start> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const started = systemClock.now();
   const child = spawn(process.execPath, [entry, 'run', '--kubeconfig', kubeconfig, '--metrics-address', '0', '--health-probe-bind-address', `127.0.0.1:${port}`], {
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -53,7 +53,7 @@ const jsonataController: KubeObject = {
 async function webhookController(url: string): Promise<KubeObject> {
   const [hello] = await exampleManifests('hello', 'controller.yaml');
   const controller = pointedAt(hello!, url, { 'loom-test': LABEL });
-  return { ...controller, metadata: { ...controller.metadata, name: 'image-rootfs-webhook' }, spec: { ...controller.spec, parentResource: parentResource('webhook') } };
+  return { ...controller, metadata: { ...controller.metadata, name: 'image-rootfs-webhook' }, spec: { ...(controller.spec as Record<string, unknown>), parentResource: parentResource('webhook') } };
 }
 
 beforeAll(async () => {

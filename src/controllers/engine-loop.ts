@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/index.ts';
 import { errorChain, RetryAfterError, runWorkers, type ReconcileOutcome, type ReconcileResult, type WorkQueue } from '../engine/index.ts';
-import { isConflict, KubeApiError, type InformerLease } from '../kube/index.ts';
+import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../kube/index.ts';
 import type { ControllerLabels } from '../server/metrics.ts';
 import type { Host } from './host.ts';
 
@@ -20,22 +20,46 @@ export interface RunningController {
 /** How long a controller's caches may take to fill before its start fails (and is retried). */
 const CACHE_SYNC_TIMEOUT_MS = 60_000;
 
+/** A lease's informer that may not list its type; the API server's answer names the missing permission. */
+class CacheForbiddenError extends Error {}
+
 /**
- * Waits until every lease's cache has filled. Throws a timeout naming the types that did not (loom
- * may not list them: RBAC, a broken conversion webhook), after releasing every lease; aborting
- * `signal` abandons the wait the same way.
+ * Rejects with the first Forbidden a lease's informer gets (now or later) while the caches fill:
+ * retrying cannot help until someone grants the permission, so the controller reports it at once
+ * rather than after the cache-sync timeout. Other failures (a network error) are retried as usual.
+ */
+function firstForbidden(leases: readonly InformerLease[], signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = (type: InformerLease['informer']['type'], err: unknown): void => {
+      if (isForbidden(err)) reject(new CacheForbiddenError(`loom may not list and watch ${type.resource}.${type.apiVersion}`, { cause: err }));
+    };
+    for (const { informer } of leases) {
+      fail(informer.type, informer.lastError());
+      const unsubscribe = informer.onError((err) => fail(informer.type, err));
+      signal.addEventListener('abort', unsubscribe, { once: true });
+    }
+  });
+}
+
+/**
+ * Waits until every lease's cache has filled. Throws, after releasing every lease, at the first
+ * Forbidden (naming the permission), or at a timeout naming the types that did not fill (a broken
+ * conversion webhook, an API server that does not answer); aborting `signal` abandons the wait the
+ * same way.
  */
 export async function waitForCaches(host: Host, leases: readonly InformerLease[], signal: AbortSignal): Promise<void> {
   const giveUp = new AbortController();
   const abandon = AbortSignal.any([signal, giveUp.signal]);
   const synced = Promise.all(leases.map((lease) => lease.informer.whenSynced()));
   const timeout = host.clock.sleep(CACHE_SYNC_TIMEOUT_MS, abandon).then(() => 'timeout' as const, () => 'aborted' as const);
-  const outcome = await Promise.race([synced.then(() => 'synced' as const), timeout]);
+  const forbidden = firstForbidden(leases, abandon);
+  const outcome = await Promise.race([synced.then(() => 'synced' as const), timeout, forbidden]).catch((err: unknown) => err);
   giveUp.abort();
   if (outcome === 'synced') return;
   const pending = leases.filter((l) => !l.informer.hasSynced()).map((l) => `${l.informer.type.resource}.${l.informer.type.apiVersion}`);
   for (const lease of leases) lease.release();
   signal.throwIfAborted();
+  if (outcome instanceof CacheForbiddenError) throw outcome;
   throw new Error(`the caches of ${pending.join(', ')} did not fill within ${CACHE_SYNC_TIMEOUT_MS / 1000} s (can loom list them?)`);
 }
 

@@ -21,6 +21,8 @@ function fakeHost(objects: Record<string, Record<string, KubeObject>>, options: 
     store: { get: (key: string) => objects[type.resource]?.[key] } as Informer['store'],
     hasSynced: () => synced,
     whenSynced: () => options.synced ?? Promise.resolve(),
+    lastError: () => undefined,
+    onError: () => () => false,
     subscribe: () => () => undefined,
     run: () => Promise.resolve(),
   });

@@ -5,7 +5,7 @@
  */
 export { loadKubeConfig, type KubeConfigSource } from './kube-config.ts';
 export { createRestClient, withTenant, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
-export { KubeApiError, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid } from './kube-api-error.ts';
+export { KubeApiError, isForbidden, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid } from './kube-api-error.ts';
 export { resourcePath, groupVersionPath, type ResourceType, type PathTarget } from './resource-path.ts';
 export { discover, snapshotOf, type DiscoverySnapshot } from './discovery.ts';
 export { createObjectStore, storeKey, type ObjectStore, type ReadonlyObjectStore } from './object-store.ts';

@@ -26,6 +26,10 @@ export interface Informer {
   hasSynced(): boolean;
   /** Resolves after the first complete list. */
   whenSynced(): Promise<void>;
+  /** The error of the latest list or watch attempt while it is being retried; `undefined` once one succeeds. */
+  lastError(): unknown;
+  /** Calls `listener` with the error of every failed list or watch attempt; returns the unsubscribe. */
+  onError(listener: (err: unknown) => void): () => void;
   /** Adds a handler and replays every cached object to it as an add; returns the unsubscribe. */
   subscribe(handler: InformerHandler): () => void;
   /** Lists and watches until `signal` aborts. */
@@ -69,6 +73,8 @@ export function createInformer(options: InformerOptions): Informer {
   const fieldSelector = scope ? `metadata.name=${scope.name}` : undefined;
   const store = createObjectStore();
   const handlers = new Set<InformerHandler>();
+  const errorListeners = new Set<(err: unknown) => void>();
+  let lastError: unknown;
   let synced = false;
   let markSynced = (): void => {};
   const syncedPromise = new Promise<void>((resolve) => (markSynced = resolve));
@@ -124,6 +130,7 @@ export function createInformer(options: InformerOptions): Informer {
   const listAndWatch = async (signal: AbortSignal): Promise<void> => {
     if (resumeFrom === undefined) {
       resumeFrom = await relist(signal);
+      lastError = undefined;
       if (!synced) {
         synced = true;
         markSynced();
@@ -148,6 +155,8 @@ export function createInformer(options: InformerOptions): Informer {
           continue;
         }
         logger.warn({ err, resource: path, retryInMs: backoffMs }, 'list/watch failed; retrying');
+        lastError = err;
+        for (const listener of errorListeners) listener(err);
         await options.sleep(backoffMs, signal).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
       }
@@ -159,6 +168,11 @@ export function createInformer(options: InformerOptions): Informer {
     store,
     hasSynced: () => synced,
     whenSynced: () => syncedPromise,
+    lastError: () => lastError,
+    onError(listener) {
+      errorListeners.add(listener);
+      return () => errorListeners.delete(listener);
+    },
     subscribe(handler) {
       handlers.add(handler);
       for (const obj of store.list()) safely(handler, (h) => h.onAdd?.(obj));

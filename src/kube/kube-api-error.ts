@@ -19,6 +19,11 @@ export class KubeApiError extends Error {
   }
 }
 
+/** True for a 403: loom's credentials may not do this (RBAC); the message names user, verb, resource and scope. */
+export function isForbidden(err: unknown): boolean {
+  return err instanceof KubeApiError && err.status === 403;
+}
+
 /** True for a 404. Used where absence is an expected outcome (delete of a gone object). */
 export function isNotFound(err: unknown): boolean {
   return err instanceof KubeApiError && err.status === 404;

@@ -50,6 +50,8 @@ export const TEST_PARENT_KINDS = {
   restart: { plural: 'restarts', kind: 'Restart' },
   /** The JSONata parents of the image payload test. */
   imagePayload: { plural: 'imagepayloads', kind: 'ImagePayload' },
+  /** The parents of the Helm chart test's controllers. */
+  chart: { plural: 'chartparents', kind: 'ChartParent' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

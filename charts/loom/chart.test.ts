@@ -1,0 +1,84 @@
+/**
+ * charts/loom without a cluster: `helm lint`; `helm template` against golden files for the default
+ * values and three values files (testdata/*.values.yaml); the chart's CRDs are loom's; every `loom run`
+ * flag has a value; and the arguments the Deployment passes are ones loom itself accepts.
+ * `UPDATE_GOLDEN=1` rewrites the golden files from the output. The chart on a real control plane, with
+ * its RBAC, is test/helm-chart.test.ts.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadAll } from 'js-yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../../src/api/index.ts';
+import { parseGoFlags } from '../../src/cli/go-flags.ts';
+import { RUN_FLAG_SPEC, RUN_FLAGS, runConfig } from '../../src/cli/run-config.ts';
+import { CHART, deploymentArgs, helm, helmBinary } from '../../test/support/helm.ts';
+
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const TESTDATA = new URL('testdata/', import.meta.url);
+const CASES = ['default', ...readdirSync(TESTDATA).filter((f) => f.endsWith('.values.yaml')).map((f) => f.slice(0, -'.values.yaml'.length))];
+/** Flags the chart sets from values of other names, or not at all (a Pod uses its ServiceAccount). */
+const NOT_IN_RUN_FLAGS: Record<string, string> = {
+  kubeconfig: 'in-cluster config', context: 'in-cluster config',
+  'discovery-interval': 'discoveryInterval', 'cache-flush-interval': 'cacheFlushInterval', 'health-probe-bind-address': 'probes.port',
+  'zap-log-level': 'zap.logLevel', 'zap-devel': 'zap.devel', 'zap-encoder': 'zap.encoder',
+  'zap-stacktrace-level': 'zap.stacktraceLevel', 'zap-time-encoding': 'zap.timeEncoding',
+};
+
+let binary: string;
+const rendered = new Map<string, string>();
+
+beforeAll(async () => {
+  binary = await helmBinary();
+  for (const name of CASES) {
+    const values = name === 'default' ? [] : ['--values', new URL(`${name}.values.yaml`, TESTDATA).pathname];
+    rendered.set(name, await helm(binary, ['template', 'loom', CHART, '--namespace', 'loom-system', ...values]));
+  }
+}, 300_000);
+
+const objectsOf = (name: string): KubeObject[] => loadAll(rendered.get(name) ?? '') as KubeObject[];
+
+describe('charts/loom', () => {
+  it('passes helm lint', async () => {
+    expect(await helm(binary, ['lint', CHART, '--strict'])).toContain('0 chart(s) failed');
+  });
+
+  it.each(CASES)('renders %s values as its golden file', (name) => {
+    const golden = new URL(`${name}.golden.yaml`, TESTDATA);
+    if (UPDATE) writeFileSync(golden, rendered.get(name) ?? '');
+    expect(rendered.get(name)).toBe(readFileSync(golden, 'utf8'));
+  });
+
+  it.each(CASES)('passes loom arguments it accepts, for %s values', (name) => {
+    const [command, ...flags] = deploymentArgs(objectsOf(name));
+    expect(command).toBe('run');
+    const { values, positionals } = parseGoFlags(flags, RUN_FLAG_SPEC);
+    expect(positionals).toEqual([]);
+    expect(runConfig(values).referenceNamespaces).toEqual(['loom-system']);
+  });
+
+  it('ships loom\'s CRDs', () => {
+    const crds = readdirSync(new URL('crds/', `file://${CHART}/`));
+    expect(crds).toEqual(readdirSync(new URL('../../src/api/crds/', import.meta.url)));
+    for (const file of crds) {
+      expect(readFileSync(`${CHART}/crds/${file}`, 'utf8'), file).toBe(readFileSync(new URL(`../../src/api/crds/${file}`, import.meta.url), 'utf8'));
+    }
+  });
+
+  it('has a value for every loom run flag', () => {
+    const values = loadAll(readFileSync(`${CHART}/values.yaml`, 'utf8'))[0] as { runFlags: Record<string, unknown> };
+    const missing = Object.keys(RUN_FLAGS).filter((flag) => !(flag in values.runFlags) && !(flag in NOT_IN_RUN_FLAGS));
+    expect(missing).toEqual([]);
+  });
+
+  it('turns on leader election and a PodDisruptionBudget with more than one replica', () => {
+    expect(deploymentArgs(objectsOf('replicas'))).toContain('--leader-election=true');
+    expect(objectsOf('replicas').map((o) => o.kind)).toContain('PodDisruptionBudget');
+    expect(objectsOf('default').map((o) => o.kind)).not.toContain('PodDisruptionBudget');
+  });
+
+  it('takes Metacontroller\'s values: commandArgs after the flags, zap, discoveryInterval', () => {
+    const args = deploymentArgs(objectsOf('metacontroller'));
+    expect(args.slice(-2)).toEqual(['--client-go-qps=100', '--client-go-burst=200']);
+    expect(args).toEqual(expect.arrayContaining(['--zap-log-level=4', '--discovery-interval=10s', '--cache-flush-interval=10m']));
+  });
+});

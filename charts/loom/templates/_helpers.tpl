@@ -1,0 +1,79 @@
+{{/* The chart's name, or nameOverride. */}}
+{{- define "loom.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The release's full name: the release name, with the chart's name unless it already holds it. */}}
+{{- define "loom.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* Where loom runs. */}}
+{{- define "loom.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride }}
+{{- end }}
+
+{{- define "loom.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "loom.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "loom.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "loom.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "loom.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "loom.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The port of a listen address such as ":9999" or "0.0.0.0:9999". */}}
+{{- define "loom.portOf" -}}
+{{- regexFind "[0-9]+$" . }}
+{{- end }}
+
+{{/*
+The container's arguments: `run`, then runFlags (an empty value leaves a flag out; the chart's
+defaults for reference-namespaces, leader election and the lease namespace filled in), then the
+Metacontroller-named values, then commandArgs, where a later flag wins.
+*/}}
+{{- define "loom.args" -}}
+{{- $namespace := include "loom.namespace" . }}
+{{- $flags := deepCopy .Values.runFlags }}
+{{- if gt (int .Values.replicas) 1 }}{{- $_ := set $flags "leader-election" "true" }}{{- end }}
+{{- if not (get $flags "leader-election-namespace") }}{{- $_ := set $flags "leader-election-namespace" $namespace }}{{- end }}
+{{- $reference := toString (get $flags "reference-namespaces") }}
+{{- if eq $reference "" }}{{- $_ := set $flags "reference-namespaces" $namespace }}{{- end }}
+{{- if eq $reference "*" }}{{- $_ := unset $flags "reference-namespaces" }}{{- end }}
+{{- $_ := set $flags "health-probe-bind-address" (printf ":%v" .Values.probes.port) }}
+{{- $_ := set $flags "discovery-interval" .Values.discoveryInterval }}
+{{- $_ := set $flags "cache-flush-interval" .Values.cacheFlushInterval }}
+{{- $zap := dict "logLevel" "zap-log-level" "devel" "zap-devel" "encoder" "zap-encoder" "stacktraceLevel" "zap-stacktrace-level" "timeEncoding" "zap-time-encoding" }}
+{{- range $key, $flag := $zap }}
+{{- if hasKey $.Values.zap $key }}{{- $_ := set $flags $flag (get $.Values.zap $key) }}{{- end }}
+{{- end }}
+- run
+{{- range $name, $value := $flags }}
+{{- if ne (toString $value) "" }}
+- {{ printf "--%s=%v" $name $value | quote }}
+{{- end }}
+{{- end }}
+{{- range .Values.commandArgs }}
+- {{ . | quote }}
+{{- end }}
+{{- end }}
