@@ -117,8 +117,8 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
       maxChildrenPerParent: config.maxChildrenPerParent,
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
-    writer: createObjectWriter(client, resolveKind),
-    writerFor: (tenant) => createObjectWriter(withTenant(client, tenant), resolveKind),
+    writer: createObjectWriter(client, resolveKind, config.fieldManager),
+    writerFor: (tenant) => createObjectWriter(withTenant(client, tenant), resolveKind, config.fieldManager),
     events: createEventRecorder({
       client, component: 'loom', now: () => clock.now(), logger,
       allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),

@@ -83,15 +83,20 @@ describe('jsonEqual', () => {
   });
 });
 
-function configMap(extra: Partial<KubeObject> & { annotations?: Record<string, string> } = {}): KubeObject {
-  const { annotations, ...rest } = extra;
+type OwnerReferences = NonNullable<KubeObject['metadata']['ownerReferences']>;
+
+function configMap(extra: Partial<KubeObject> & { annotations?: Record<string, string>; ownerReferences?: OwnerReferences } = {}): KubeObject {
+  const { annotations, ownerReferences, ...rest } = extra;
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',
-    metadata: { name: 'cm', namespace: 'ns', ...(annotations ? { annotations } : {}) },
+    metadata: { name: 'cm', namespace: 'ns', ...(annotations ? { annotations } : {}), ...(ownerReferences ? { ownerReferences } : {}) },
     ...rest,
   };
 }
+
+/** The controller reference loom adds to every child it creates. */
+const CONTROLLER_REF = { apiVersion: 'example.com/v1', kind: 'Parent', name: 'p', uid: 'u-parent', controller: true, blockOwnerDeletion: true };
 
 describe('lastAppliedOf', () => {
   it.each<[string, Record<string, string> | undefined, Json]>([
@@ -114,6 +119,17 @@ describe('withLastApplied', () => {
       '{"apiVersion":"v1","data":{"a":"1","z":"a\\u003cb\\u003e\\u0026c"},"kind":"ConfigMap","metadata":{"name":"cm","namespace":"ns"}}',
     );
     expect(created.data).toEqual(desired.data);
+  });
+
+  it('records desired without the controller reference, as Metacontroller records it before adding that', () => {
+    const other = { apiVersion: 'v1', kind: 'ConfigMap', name: 'other', uid: 'u-other' };
+    const desired = configMap({ ownerReferences: [other, CONTROLLER_REF] });
+    const created = withLastApplied(desired);
+    expect(created.metadata.ownerReferences).toEqual([other, CONTROLLER_REF]);
+    const recorded = JSON.parse(created.metadata.annotations?.[LAST_APPLIED_ANNOTATION] ?? '') as KubeObject;
+    expect(recorded.metadata.ownerReferences).toEqual([other]);
+    const onlyOurs = JSON.parse(withLastApplied(configMap({ ownerReferences: [CONTROLLER_REF] })).metadata.annotations?.[LAST_APPLIED_ANNOTATION] ?? '') as KubeObject;
+    expect(Object.hasOwn(onlyOurs.metadata, 'ownerReferences')).toBe(false);
   });
 
   it('leaves an incoming last-applied annotation out of the record', () => {
@@ -199,6 +215,24 @@ describe('dynamicApplyMerge', () => {
     const result = dynamicApplyMerge(observed, configMap({ data: { a: '1' } }));
     expect(result.object.data).toEqual({ a: '1', b: '2' });
     expect(result.changed).toBe(true);
+  });
+
+  it('keeps the controller reference through a rollback to Metacontroller, whose desired state has none', () => {
+    const ours = configMap({ data: { a: '1' }, ownerReferences: [CONTROLLER_REF] });
+    const observed = dynamicApplyMerge(stored(configMap({ data: { a: '0' }, ownerReferences: [CONTROLLER_REF] })), ours).object;
+    // Metacontroller's next update: its 3-way merge with the hook's answer, to which it adds no owner reference.
+    const rolledBack = threeWayMerge(observed as unknown as Json, lastAppliedOf(observed), configMap({ data: { a: '2' } }) as unknown as Json) as unknown as KubeObject;
+    expect(rolledBack.metadata.ownerReferences).toEqual([CONTROLLER_REF]);
+    expect(rolledBack.data).toEqual({ a: '2' });
+  });
+
+  it('keeps the controller reference of a child whose annotation an earlier loom wrote with it', () => {
+    const desiredWithRef = configMap({ data: { a: '1' }, ownerReferences: [CONTROLLER_REF] });
+    const created = stored(desiredWithRef);
+    const annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(desiredWithRef) };
+    const result = dynamicApplyMerge({ ...created, metadata: { ...created.metadata, annotations } }, desiredWithRef);
+    expect(result.object.metadata.ownerReferences).toEqual([CONTROLLER_REF]);
+    expect((JSON.parse(result.object.metadata.annotations?.[LAST_APPLIED_ANNOTATION] ?? '') as KubeObject).metadata.ownerReferences).toBeUndefined();
   });
 
   it('sees no change in a child whose annotation Metacontroller wrote', () => {

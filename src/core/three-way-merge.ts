@@ -163,11 +163,28 @@ export function lastAppliedOf(observed: KubeObject): JsonObject {
   }
 }
 
-/** A copy of `desired` without the last-applied annotation: what the annotation should record. */
-function intentOf(desired: KubeObject): JsonObject {
-  const intent = structuredClone(toJson(desired));
-  const annotations = annotationsOf(intent);
+/** A copy of `desired` without the last-applied annotation: what loom applies. */
+function withoutAnnotation(desired: KubeObject): JsonObject {
+  const object = structuredClone(toJson(desired));
+  const annotations = annotationsOf(object);
   if (annotations) delete annotations[LAST_APPLIED_ANNOTATION];
+  return object;
+}
+
+/**
+ * What the annotation records: `object` without the controller reference loom adds to every child,
+ * exactly as Metacontroller records a child before it adds that reference. Metacontroller's 3-way
+ * merge never has the reference in its desired state, so a reference in the record would read to it
+ * as one loom applied and removed since: after a rollback it would strip it from every child.
+ */
+function intentOf(object: JsonObject): JsonObject {
+  const intent = structuredClone(object);
+  const metadata = member(intent, 'metadata');
+  const refs = isJsonObject(metadata) ? member(metadata, 'ownerReferences') : undefined;
+  if (!isJsonObject(metadata) || !Array.isArray(refs)) return intent;
+  const others = refs.filter((ref) => !(isJsonObject(ref) && ref.controller === true));
+  if (others.length > 0) metadata.ownerReferences = others;
+  else delete metadata.ownerReferences;
   return intent;
 }
 
@@ -194,9 +211,8 @@ function recordIntent(target: JsonObject, intent: JsonObject): void {
  * JSON of desired itself, without that annotation), so the first update has a base to merge from.
  */
 export function withLastApplied(desired: KubeObject): KubeObject {
-  const intent = intentOf(desired);
-  const object = structuredClone(intent);
-  recordIntent(object, intent);
+  const object = withoutAnnotation(desired);
+  recordIntent(object, intentOf(object));
   return object as unknown as KubeObject;
 }
 
@@ -231,9 +247,9 @@ export interface DynamicApplyResult {
  * (a hook cannot set them on a child), and records desired in the annotation. Inputs are not modified.
  */
 export function dynamicApplyMerge(observed: KubeObject, desired: KubeObject): DynamicApplyResult {
-  const intent = intentOf(desired);
-  const merged = threeWayMerge(toJson(observed), lastAppliedOf(observed), intent) as JsonObject;
+  const object = withoutAnnotation(desired);
+  const merged = threeWayMerge(toJson(observed), lastAppliedOf(observed), object) as JsonObject;
   revertServerFields(merged, toJson(observed));
-  recordIntent(merged, intent);
+  recordIntent(merged, intentOf(object));
   return { object: merged as unknown as KubeObject, changed: !jsonEqual(merged, toJson(observed)) };
 }

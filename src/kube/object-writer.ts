@@ -107,8 +107,12 @@ export async function writerFromDiscovery(client: RestClient, signal?: AbortSign
   });
 }
 
-/** Creates a writer over `client`, resolving types with `resolveType`. */
-export function createObjectWriter(client: RestClient, resolveType: TypeResolver): ObjectWriter {
+/**
+ * Creates a writer over `client`, resolving types with `resolveType`. Creates, replaces, status
+ * writes and JSON patches name `fieldManager` (applies name their own), so `managedFields` say which
+ * fields are loom's; without it the API server would record `unknown`.
+ */
+export function createObjectWriter(client: RestClient, resolveType: TypeResolver, fieldManager?: string): ObjectWriter {
   const pathOf = (ref: ObjectRef, named = true, subresource?: string): string =>
     resourcePath(resolveType(ref.apiVersion, ref.kind), { namespace: ref.namespace, ...(named ? { name: ref.name } : {}), subresource });
 
@@ -127,12 +131,12 @@ export function createObjectWriter(client: RestClient, resolveType: TypeResolver
       }
     },
     create: (obj, options = {}) => client.request<KubeObject>({
-      method: 'POST', path: pathOf(refOf(obj), false), query: { dryRun: options.dryRun ? 'All' : undefined }, body: obj,
+      method: 'POST', path: pathOf(refOf(obj), false), query: { fieldManager, dryRun: options.dryRun ? 'All' : undefined }, body: obj,
     }),
-    replace: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj)), body: obj }),
-    replaceStatus: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj), true, 'status'), body: obj }),
+    replace: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj)), query: { fieldManager }, body: obj }),
+    replaceStatus: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj), true, 'status'), query: { fieldManager }, body: obj }),
     patchJson: (ref, operations) => client.request<KubeObject>({
-      method: 'PATCH', path: pathOf(ref), contentType: 'application/json-patch+json', body: operations,
+      method: 'PATCH', path: pathOf(ref), query: { fieldManager }, contentType: 'application/json-patch+json', body: operations,
     }),
     async delete(ref, options = {}) {
       const body = {

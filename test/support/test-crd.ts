@@ -52,6 +52,8 @@ export const TEST_PARENT_KINDS = {
   imagePayload: { plural: 'imagepayloads', kind: 'ImagePayload' },
   /** The parents of the Helm chart test's controllers. */
   chart: { plural: 'chartparents', kind: 'ChartParent' },
+  /** The parents and decorator targets of the field-manager test. */
+  managed: { plural: 'manageds', kind: 'Managed' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
