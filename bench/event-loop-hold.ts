@@ -46,7 +46,7 @@ function measure(n: number): void {
   };
   const checked = stretches(normaliseDesiredChildrenInSlices(options, SLICE_CHILDREN));
   if (!checked.result.ok) throw new Error(checked.result.problems.join('; '));
-  const planInput = { desired: checked.result.children, observed: [], methodFor: () => 'InPlace' as const, applyStrategy: 'server-side-apply' as const, lastApplied: () => undefined };
+  const planInput = { desired: checked.result.children, observed: [], methodFor: () => 'InPlace' as const, applyStrategy: 'server-side-apply' as const, fieldManager: 'loom', lastApplied: () => undefined };
   const planned = stretches(planChildrenInSlices(planInput, SLICE_CHILDREN));
   const longest = Math.max(parsed.ms, decoded.ms, checked.longest, planned.longest);
   console.log(`${String(n).padStart(6)} children (${(body.length / 1e6).toFixed(1)} MB): JSON.parse ${parsed.ms.toFixed(1)} ms, decode ${decoded.ms.toFixed(1)} ms, ` +

@@ -43,6 +43,12 @@ export function decoratorFinalizer(controllerName: string): string {
 /** Annotation holding the JSON of the last desired child (dynamic-apply 3-way merge). */
 export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration';
 
+/**
+ * The field manager Metacontroller's writes are recorded under: its server-side apply's default
+ * (`--apply-strategy-ssa-field-manager`), and the name its dynamic apply's updates get from its client.
+ */
+export const METACONTROLLER_FIELD_MANAGER = 'metacontroller';
+
 /** Annotation stamped on every attachment with the name of the DecoratorController that owns it. */
 export const DECORATOR_CONTROLLER_ANNOTATION = 'metacontroller.k8s.io/decorator-controller';
 

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
-import { canonicalJson, LAST_APPLIED_ANNOTATION } from '../api/index.ts';
+import { canonicalJson } from '../api/index.ts';
 import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
@@ -168,11 +168,8 @@ async function update(options: ExecutePlanOptions, decision: Extract<ChildDecisi
     await options.writer.replace(decision.object).catch(swallow((err) => isNotFound(err) || isConflict(err)));
     return;
   }
-  if (decision.dropLastApplied) {
-    // A child last written by dynamic apply: drop its annotation, or it would linger forever.
-    const path = `/metadata/annotations/${LAST_APPLIED_ANNOTATION.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-    await options.writer.patchJson(refOf(decision.child), [{ op: 'remove', path }]);
-  }
+  // Fields another writer still owns would never be removed by the apply: hand them to loom first.
+  if (decision.takeOver) await options.writer.patchJson(refOf(decision.child), decision.takeOver);
   await applyAndRecord(options, decision);
 }
 

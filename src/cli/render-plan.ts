@@ -20,6 +20,9 @@ import {
 } from '../core/index.ts';
 import { diffPaths } from './render-diff.ts';
 
+/** loom's default field manager: render judges a takeover of observed children's fields as `loom run` would by default. */
+const RENDER_FIELD_MANAGER = 'loom';
+
 /** One line of the plan. */
 export interface PlanEntry {
   /** `ConfigMap default/web`. */
@@ -92,7 +95,7 @@ export function renderPlan(input: RenderPlanInput): PlanEntry[] {
     return want && jsonEqual(appliedResult(have, want), have) ? vouchFor(have, want) : undefined;
   };
   const decisions = planChildren({
-    desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy,
+    desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy, fieldManager: RENDER_FIELD_MANAGER,
     ...(applyStrategy === 'server-side-apply' ? { lastApplied } : {}),
   });
   return decisions.map((decision) => {

@@ -55,7 +55,7 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   const methodFor = (apiVersion: string, kind: string) =>
     manager.types.find((t) => t.type.apiVersion === apiVersion && t.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
   const decisions = await inTurns(planChildrenInSlices({
-    desired, observed, methodFor, applyStrategy, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
+    desired, observed, methodFor, applyStrategy, fieldManager, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
   }, SLICE_CHILDREN));
   const outcomes = await executePlan({
     decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,

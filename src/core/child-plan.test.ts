@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
 import { fingerprintOf, type AppliedRecord } from './applied-fingerprint.ts';
 import { planChildren, type ApplyStrategy, type ChildDecision, type PlanChildrenInput, type UpdateMethod } from './child-plan.ts';
+import { LAST_APPLIED_PATH } from './ownership-takeover.ts';
 import { LAST_APPLIED_ANNOTATION, withLastApplied } from './three-way-merge.ts';
 
 const ownerReferences = [{ apiVersion: 'x/v1', kind: 'App', name: 'app', uid: 'p-1', controller: true, blockOwnerDeletion: true }];
@@ -55,7 +56,7 @@ function plan(method: UpdateMethod, strategy: ApplyStrategy, state: State): Chil
     desired: deepFreeze([v2]),
     observed: deepFreeze(observed),
     methodFor: () => method,
-    applyStrategy: strategy,
+    applyStrategy: strategy, fieldManager: 'loom',
     lastApplied: () => record,
   });
 }
@@ -118,18 +119,19 @@ describe('planChildren: what each decision carries', () => {
       child: decision?.child,
       object: v2,
       fingerprint: fingerprintOf(v2),
-      dropLastApplied: false,
+      takeOver: undefined,
     });
   });
 
-  it('server-side-apply update of a child dynamic apply wrote: drop its annotation first', () => {
+  it('server-side-apply update of a child dynamic apply wrote: take it over first, dropping its annotation', () => {
     const [decision] = planChildren({
       desired: [v2],
       observed: [stored(v1, 'dynamic-apply')],
       methodFor: () => 'InPlace',
-      applyStrategy: 'server-side-apply',
+      applyStrategy: 'server-side-apply', fieldManager: 'loom',
     });
-    expect(decision).toMatchObject({ action: 'update', dropLastApplied: true });
+    if (decision?.action !== 'update' || decision.strategy !== 'server-side-apply') throw new Error('expected a server-side-apply update');
+    expect(decision.takeOver).toContainEqual({ op: 'remove', path: LAST_APPLIED_PATH });
   });
 
   it('recreate: the uid precondition and desired (for the dry run)', () => {
@@ -138,7 +140,7 @@ describe('planChildren: what each decision carries', () => {
   });
 
   it('server-side apply without any record: applies', () => {
-    const [decision] = planChildren({ desired: [v2], observed: [stored(v2, 'server-side-apply')], methodFor: () => 'InPlace', applyStrategy: 'server-side-apply' });
+    const [decision] = planChildren({ desired: [v2], observed: [stored(v2, 'server-side-apply')], methodFor: () => 'InPlace', applyStrategy: 'server-side-apply', fieldManager: 'loom' });
     expect(summary(decision)).toBe('update');
   });
 
@@ -150,7 +152,7 @@ describe('planChildren: what each decision carries', () => {
       desired: [v2],
       observed: [stored(v2, 'server-side-apply')],
       methodFor: () => 'InPlace',
-      applyStrategy: 'server-side-apply',
+      applyStrategy: 'server-side-apply', fieldManager: 'loom',
       lastApplied: () => ({ ...recordOf(v2), ...change }),
     });
     expect(summary(decision)).toBe('update');
@@ -161,7 +163,7 @@ describe('planChildren: what each decision carries', () => {
       desired: [v2],
       observed: [stored(v2, 'dynamic-apply', { deletionTimestamp: '2026-01-01T00:00:00Z' })],
       methodFor: () => 'InPlace',
-      applyStrategy: 'dynamic-apply',
+      applyStrategy: 'dynamic-apply', fieldManager: 'loom',
     });
     expect(summary(decision)).toBe('unchanged');
   });
@@ -170,7 +172,7 @@ describe('planChildren: what each decision carries', () => {
     const observed = stored(v1, 'server-side-apply');
     const methodFor = vi.fn<PlanChildrenInput['methodFor']>(() => 'InPlace');
     const lastApplied = vi.fn<NonNullable<PlanChildrenInput['lastApplied']>>(() => undefined);
-    planChildren({ desired: [v2], observed: [observed], methodFor, applyStrategy: 'server-side-apply', lastApplied });
+    planChildren({ desired: [v2], observed: [observed], methodFor, applyStrategy: 'server-side-apply', fieldManager: 'loom', lastApplied });
     expect(methodFor).toHaveBeenCalledWith('apps/v1', 'Deployment');
     expect(lastApplied).toHaveBeenCalledWith(observed);
   });
@@ -193,7 +195,7 @@ describe('planChildren: order and identity', () => {
       withUid(withLastApplied(keep), 'u-keep'),
     ];
     const desired = [child('ConfigMap', 'new'), keep, child('Secret', 's')];
-    const decisions = planChildren({ desired, observed, methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply' });
+    const decisions = planChildren({ desired, observed, methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply', fieldManager: 'loom' });
     expect(decisions.map((d) => `${summary(d)} ${d.child.apiVersion} ${d.child.kind} ${d.child.namespace}/${d.child.name}`)).toEqual([
       'skip:terminating apps/v1 Deployment ns/a',
       'delete apps/v1 Deployment ns/z',
@@ -213,7 +215,7 @@ describe('planChildren: order and identity', () => {
       withUid(child('ConfigMap', 'web', {}, 'other'), 'u-other-ns'),
     ];
     const desired = [child('Deployment', 'web'), child('ConfigMap', 'web')];
-    const decisions = planChildren({ desired, observed, methodFor: () => 'InPlace', applyStrategy: 'server-side-apply' });
+    const decisions = planChildren({ desired, observed, methodFor: () => 'InPlace', applyStrategy: 'server-side-apply', fieldManager: 'loom' });
     expect(decisions.map((d) => `${summary(d)} ${d.child.apiVersion}/${d.child.kind} ${d.child.namespace}`)).toEqual([
       'delete apps/v1beta1/Deployment ns',
       'delete v1/ConfigMap other',
@@ -229,13 +231,13 @@ describe('planChildren: order and identity', () => {
       desired: [first, child('Secret', 's'), last],
       observed: [],
       methodFor: () => 'InPlace',
-      applyStrategy: 'server-side-apply',
+      applyStrategy: 'server-side-apply', fieldManager: 'loom',
     });
     expect(decisions.map((d) => d.child.name)).toEqual(['dup', 's']);
     expect(decisions[0]).toMatchObject({ action: 'create', object: last });
   });
 
   it('plans nothing for nothing', () => {
-    expect(planChildren({ desired: [], observed: [], methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply' })).toEqual([]);
+    expect(planChildren({ desired: [], observed: [], methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply', fieldManager: 'loom' })).toEqual([]);
   });
 });

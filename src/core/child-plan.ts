@@ -13,7 +13,7 @@ import { runToEnd } from './run-to-end.ts';
 import type { KubeObject } from '../api/object.ts';
 import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
 import { compareStrings } from '../api/json-value.ts';
-import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';
+import { ownershipTakeover, type JsonPatchOperation } from './ownership-takeover.ts';
 import { dynamicApplyMerge, withLastApplied } from './three-way-merge.ts';
 
 /** `updateStrategy.method` of a child rule; `OnDelete` when the rule sets none. */
@@ -70,10 +70,11 @@ export interface ApplyUpdateDecision {
   /** The hash to record with the applied object. */
   fingerprint: string;
   /**
-   * Observed still carries the dynamic-apply last-applied annotation: remove it first (a JSON patch),
-   * as Metacontroller does when a child moves from dynamic apply to server-side apply.
+   * A JSON patch to run first when another writer's entries (Metacontroller's, or loom's own dynamic
+   * apply's) still own fields of the child, or it still carries the last-applied annotation: see
+   * {@link ownershipTakeover}.
    */
-  dropLastApplied: boolean;
+  takeOver: JsonPatchOperation[] | undefined;
 }
 
 /**
@@ -128,6 +129,8 @@ export interface PlanChildrenInput {
   applyStrategy: ApplyStrategy;
   /** Server-side-apply only: loom's record of its last apply of this child, if it has one. */
   lastApplied?: (observed: KubeObject) => AppliedRecord | undefined;
+  /** Server-side-apply only: loom's field manager, whose `Apply` entry takes over other writers' fields. */
+  fieldManager: string;
 }
 
 /** The identity of `obj`. */
@@ -184,8 +187,8 @@ function mergedUpdateOf(observed: KubeObject, desired: KubeObject): UpdateIfChan
 function applyUpdateOf(observed: KubeObject, desired: KubeObject, input: PlanChildrenInput): UpdateIfChanged {
   const fingerprint = fingerprintOf(desired);
   if (isUpToDate(input.lastApplied?.(observed), observed, fingerprint)) return undefined;
-  const dropLastApplied = Object.hasOwn(observed.metadata.annotations ?? {}, LAST_APPLIED_ANNOTATION);
-  return { action: 'update', strategy: 'server-side-apply', child: childRefOf(desired), object: desired, fingerprint, dropLastApplied };
+  const takeOver = ownershipTakeover(observed, input.fieldManager);
+  return { action: 'update', strategy: 'server-side-apply', child: childRefOf(desired), object: desired, fingerprint, takeOver };
 }
 
 /** Rolling methods behave like their plain counterparts once a child is due (see module comment). */

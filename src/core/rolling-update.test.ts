@@ -69,7 +69,7 @@ class FakeCluster {
     });
     this.writeRevisions(plan);
     const decisions = planChildren({
-      desired: plan.response.children, observed, applyStrategy: 'dynamic-apply',
+      desired: plan.response.children, observed, applyStrategy: 'dynamic-apply', fieldManager: 'loom',
       methodFor: (_apiVersion, kind) => strategyFor('', kind)?.method ?? 'OnDelete',
     });
     for (const decision of decisions) this.writeChild(decision);

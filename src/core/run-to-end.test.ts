@@ -20,7 +20,7 @@ function drive<R>(steps: Generator<void, R>): { pauses: number; result: R } {
 
 describe('planChildrenInSlices', () => {
   const input: PlanChildrenInput = {
-    desired, observed: [configMap('cm-0'), configMap('gone')], methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply', lastApplied: () => undefined,
+    desired, observed: [configMap('cm-0'), configMap('gone')], methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply', fieldManager: 'loom', lastApplied: () => undefined,
   };
 
   it('pauses after every slice and plans what planChildren plans', () => {

@@ -54,6 +54,8 @@ export const TEST_PARENT_KINDS = {
   chart: { plural: 'chartparents', kind: 'ChartParent' },
   /** The parents and decorator targets of the field-manager test. */
   managed: { plural: 'manageds', kind: 'Managed' },
+  /** The parents of the migration-from-Metacontroller test. */
+  migration: { plural: 'migrations', kind: 'Migration' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
