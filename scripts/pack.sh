@@ -7,6 +7,10 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="$(realpath -m "${1:-.build/packages}")"
+# dist/ is shared: runs at the same time (two test files, say) take turns building and packing.
+mkdir -p .build
+exec 9>.build/pack.lock
+flock 9
 bash scripts/build.sh
 rm -rf "$out" && mkdir -p "$out"
 npm pack --ignore-scripts --silent --pack-destination "$out" >/dev/null

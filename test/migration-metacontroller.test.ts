@@ -10,7 +10,7 @@
  * alone afterwards (no `metacontroller` entry left in managedFields, no last-applied annotation).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTROLLER_UID_LABEL, type KubeObject } from '../src/api/index.ts';
+import { CONTROLLER_UID_LABEL, DECORATOR_CONTROLLER_ANNOTATION, type KubeObject } from '../src/api/index.ts';
 import { controllerRefFor, withLastApplied } from '../src/core/index.ts';
 import { createRestClient } from '../src/kube/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
@@ -41,12 +41,24 @@ const controller = (name: string, strategy: string): KubeObject => ({
 const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
 const managersOf = (obj: KubeObject) => ((obj.metadata.managedFields ?? []) as { manager?: string; operation?: string }[]).map((e) => `${e.manager}/${e.operation}`);
 
-/** The child Metacontroller's hook answer becomes, with the label generateSelector adds. */
+const decorator: KubeObject = {
+  apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata: { name: 'migration-decorator', labels: { 'loom-test': `${LABEL}-ssa` } },
+  spec: {
+    resources: [{ apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { strategy: 'decorated' } } }],
+    attachments: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+    hooks: { sync: { jsonata: { expression: '{ "attachments": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": object.metadata.name & "-cm" }, "data": object.spec.data }] }' } } },
+  },
+};
+
+/**
+ * The child Metacontroller makes of the hook's answer: a CompositeController's child gets the label
+ * generateSelector selects by, a DecoratorController's attachment the annotation naming the decorator.
+ */
 function desiredChild(parent: KubeObject, data: Record<string, string>): KubeObject {
-  return {
-    apiVersion: 'v1', kind: 'ConfigMap',
-    metadata: { name: `${parent.metadata.name}-cm`, namespace, labels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid ?? '' } }, data,
-  };
+  const stamp = parent.metadata.labels?.strategy === 'decorated'
+    ? { annotations: { [DECORATOR_CONTROLLER_ANNOTATION]: String(decorator.metadata.name) } }
+    : { labels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid ?? '' } };
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${parent.metadata.name}-cm`, namespace, ...stamp }, data };
 }
 
 /**
@@ -97,11 +109,22 @@ afterAll(async () => {
 
 describe('loom taking over from Metacontroller, with server-side apply (loom\'s default)', () => {
   const parents: { mode: 'dynamic-apply' | 'server-side-apply'; parent: KubeObject; child: KubeObject }[] = [];
+  let target: { parent: KubeObject; child: KubeObject };
 
   beforeAll(async () => {
     for (const mode of ['dynamic-apply', 'server-side-apply'] as const) parents.push({ mode, ...(await takenOverParent(`ssa-from-${mode}`, 'ssa', mode)) });
+    target = await takenOverParent('decorated-from-dynamic-apply', 'decorated', 'dynamic-apply');
     hosts.push(await startTestLoom(`${LABEL}-ssa`, { applyStrategy: 'server-side-apply', fieldManager: 'loom' }));
     await clients.apply(controller('migration-ssa', 'ssa'));
+    await clients.apply(decorator);
+  });
+
+  it('takes over a DecoratorController\'s attachment the same way', async () => {
+    const after = await editAndConverge(target.parent);
+    expect(after.metadata.uid).toBe(target.child.metadata.uid);
+    expect(managersOf(after)).toEqual(['loom/Apply']);
+    expect(after.metadata.annotations).toEqual({ [DECORATOR_CONTROLLER_ANNOTATION]: 'migration-decorator' });
+    expect(after.metadata.ownerReferences).toEqual([controllerRefFor(target.parent)]);
   });
 
   it.each(['dynamic-apply', 'server-side-apply'] as const)('takes a child Metacontroller wrote by %s over without recreating it, and removals work', async (mode) => {
