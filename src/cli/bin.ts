@@ -11,10 +11,5 @@ if (major < MIN_NODE_MAJOR) {
   process.stderr.write(`loom: the loom command needs Node.js ${MIN_NODE_MAJOR} or later; this is ${process.version} (kube-loom-sdk runs on Node 20 and later)\n`);
   process.exitCode = 1;
 } else {
-  await import('./main.ts').catch((err: unknown) => {
-    // The host's dependencies are optional so that a hook can install the SDK alone (--omit=optional).
-    const missing = err instanceof Error && 'code' in err && err.code === 'ERR_MODULE_NOT_FOUND';
-    process.stderr.write(missing ? `loom: ${err.message}: the loom command needs kube-loom's optional dependencies; install it without --omit=optional\n` : `loom: ${String(err)}\n`);
-    process.exitCode = 1;
-  });
+  await import('./main.ts');
 }
