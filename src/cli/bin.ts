@@ -4,6 +4,8 @@
  * runs there, but the host needs Node 24: check that before loading the host, whose dependencies
  * would otherwise fail on older Node with an error about some internal module.
  */
+import module from 'node:module';
+
 const MIN_NODE_MAJOR = 24;
 
 const major = Number(process.versions.node.split('.')[0]);
@@ -11,5 +13,9 @@ if (major < MIN_NODE_MAJOR) {
   process.stderr.write(`loom: the loom command needs Node.js ${MIN_NODE_MAJOR} or later; this is ${process.version} (kube-loom-sdk runs on Node 20 and later)\n`);
   process.exitCode = 1;
 } else {
+  // V8's compiled code for loom and its dependencies, kept in the temporary directory: a restarted
+  // process (a container restart, the next command) skips most of compiling @kubernetes/client-node's
+  // thousands of modules. Where the directory is not writable Node goes on without it.
+  module.enableCompileCache?.();
   await import('./main.ts');
 }
