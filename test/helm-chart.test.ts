@@ -59,7 +59,9 @@ async function runInCluster(args: string[], files: Record<string, string>): Prom
   const server = new URL(testKubeConfig().getCurrentCluster()!.server);
   const script = `run=$(readlink -f /var/run) && mount -t tmpfs none "$run" && mkdir -p ${SERVICE_ACCOUNT_DIR} && cp "$STAGED"/* ${SERVICE_ACCOUNT_DIR}/ && exec "$@"`;
   const env = { PATH: process.env.PATH ?? '', HOME: staged, STAGED: staged, KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port };
-  const child = spawn('unshare', ['--mount', '--map-root-user', 'sh', '-c', script, 'sh', process.execPath, `${REPO}src/cli/main.ts`, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  // Root may mount in a mount namespace of its own; anyone else needs a user namespace around it.
+  const namespaces = process.getuid?.() === 0 ? ['--mount'] : ['--mount', '--map-root-user'];
+  const child = spawn('unshare', [...namespaces, 'sh', '-c', script, 'sh', process.execPath, `${REPO}src/cli/main.ts`, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let logs = '';
   child.stderr.on('data', (chunk: Buffer) => (logs = (logs + chunk.toString()).slice(-8_000)));
   const exited = new Promise((resolve) => child.once('exit', resolve));
