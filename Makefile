@@ -44,7 +44,7 @@ packages: deps
 	bash scripts/pack.sh .build/packages
 
 # What the root Dockerfile copies into the image, laid out in .build/image-rootfs without a container
-# engine; run loom from it with .build/image-rootfs/opt/loom/node_modules/.bin/loom.
+# engine; run loom from it with .build/image-rootfs/opt/loom/node_modules/.bin/loom (on Node 24).
 image-rootfs: deps
 	bash scripts/image-rootfs.sh .build/image-rootfs
 
