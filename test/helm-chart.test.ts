@@ -1,6 +1,6 @@
 /**
- * charts/loom on the real control plane, as a cluster would run it: the chart is rendered with helm
- * (built from Go modules), everything but the Deployment is applied (there is no kubelet here), a
+ * charts/loom on the real control plane, as a cluster would run it: the chart is `helm install`ed
+ * (helm built from Go modules; its Deployment never gets a pod, as there is no kubelet here), a
  * token is minted for the chart's ServiceAccount with the TokenRequest API, and loom runs with exactly
  * the Deployment's arguments under that identity through the in-cluster path: no kubeconfig,
  * `KUBERNETES_SERVICE_HOST`/`PORT` and the token, CA and namespace under
@@ -16,13 +16,13 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { freeLoopbackPort } from '../src/devcluster/ports.ts';
 import { createRestClient } from '../src/kube/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
-import { deploymentArgs, helmBinary, renderChart } from './support/helm.ts';
+import { deploymentArgs, helmBinary, installRelease, uninstallRelease } from './support/helm.ts';
 import { readyCondition, testClients, type TestClients } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
@@ -83,8 +83,9 @@ interface Install {
 /** Renders the chart, applies it but the Deployment, and runs loom with the Deployment's arguments. */
 async function installChart(mode: 'scoped' | 'cluster', values: object): Promise<Install> {
   const namespace = await createTestNamespace(testKubeConfig(), `loom-chart-${mode}`);
-  const objects = await renderChart(helm, `chart-${mode}`, namespace, values);
-  for (const object of objects) if (object.kind !== 'Deployment') await clients.apply(object);
+  const target = { release: `chart-${mode}`, namespace, kubeconfig: inject('kubeconfigPath') };
+  const objects = await installRelease(helm, target, values);
+  stops.push(() => uninstallRelease(helm, target));
   const serviceAccount = objects.find((o) => o.kind === 'ServiceAccount')!.metadata.name!;
   const ca = Buffer.from(testKubeConfig().getCurrentCluster()!.caData!, 'base64').toString('utf8');
   const loom = await runInCluster(deploymentArgs(objects), { token: await tokenFor(namespace, serviceAccount), 'ca.crt': ca, namespace });
@@ -141,7 +142,8 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  for (const stop of stops) await stop();
+  // Last started, first stopped: each loom before the release whose identity it runs under.
+  for (const stop of stops.reverse()) await stop();
   await hook?.stop();
 });
 

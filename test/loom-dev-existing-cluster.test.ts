@@ -6,8 +6,7 @@
  * shared plane: dev gives the example controller the selector's labels.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { testClients } from './support/loom.ts';
 

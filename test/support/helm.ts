@@ -1,6 +1,6 @@
 /**
  * helm for the chart's tests: built from Go modules by scripts/build-helm.sh (cached outside the
- * repository, so only the first run pays), and `helm template` of charts/loom parsed into objects.
+ * repository, so only the first run pays), and releases of charts/loom installed with it.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,16 +27,38 @@ export async function helm(binary: string, args: string[]): Promise<string> {
   return stdout;
 }
 
-/** The chart rendered for `release` in `namespace` with `values` (a JSON object is valid YAML). */
-export async function renderChart(binary: string, release: string, namespace: string, values: object): Promise<KubeObject[]> {
+/** Runs `use` with `values` written to a file (a JSON object is valid YAML). */
+async function withValuesFile<T>(values: object, use: (file: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'loom-chart-values-'));
   try {
     await writeFile(join(dir, 'values.yaml'), JSON.stringify(values));
-    const text = await helm(binary, ['template', release, CHART, '--namespace', namespace, '--include-crds', '--values', join(dir, 'values.yaml')]);
-    return loadAll(text).filter((doc): doc is KubeObject => typeof doc === 'object' && doc !== null);
+    return await use(join(dir, 'values.yaml'));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Where a release goes. */
+export interface ReleaseTarget {
+  release: string;
+  namespace: string;
+  kubeconfig: string;
+}
+
+/**
+ * `helm install`s the chart with `values` (without waiting: no pod can start where there is no kubelet)
+ * and returns the objects of the installed manifest.
+ */
+export async function installRelease(binary: string, target: ReleaseTarget, values: object): Promise<KubeObject[]> {
+  const where = ['--namespace', target.namespace, '--kubeconfig', target.kubeconfig];
+  await withValuesFile(values, (file) => helm(binary, ['install', target.release, CHART, ...where, '--values', file]));
+  const manifest = await helm(binary, ['get', 'manifest', target.release, ...where]);
+  return loadAll(manifest).filter((doc): doc is KubeObject => typeof doc === 'object' && doc !== null);
+}
+
+/** `helm uninstall`: removes what the release made (its ClusterRoles too), but not the CRDs. */
+export async function uninstallRelease(binary: string, target: ReleaseTarget): Promise<void> {
+  await helm(binary, ['uninstall', target.release, '--namespace', target.namespace, '--kubeconfig', target.kubeconfig]);
 }
 
 /** The loom container's arguments in a rendered Deployment. */
