@@ -77,7 +77,7 @@ describe('kube-loom-sdk, installed alone', () => {
 
   it('is a Node older than 24 that the older-Node cases run on', async () => {
     const { stdout } = await run(OLDER_NODE, ['--version']);
-    expect(Number(/^v(\d+)/.exec(stdout)?.[1])).toBeLessThan(24);
+    expect(Number(/^v(\d+)/.exec(stdout)?.[1]), `${OLDER_NODE} is ${stdout.trim()}: set LOOM_TEST_OLDER_NODE to a Node 20 or 22`).toBeLessThan(24);
   });
 
   it.each(Object.entries(NODES))('runs the user\'s unit tests (testHook) on %s', async (_name, node) => {
