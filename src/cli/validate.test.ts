@@ -154,9 +154,29 @@ describe('validateFiles: documents and files', () => {
     expect(result.checked).toBe(1);
   });
 
-  it('skips documents that are not controllers, scalars included', async () => {
+  it('skips documents that are not controllers, scalars included, and fails when no file holds a controller', async () => {
     const text = 'just text\n---\napiVersion: metacontroller.k8s.io/v1alpha1\nkind: ControllerRevision\n---\napiVersion: v1\nkind: Pod\n';
-    expect(await validateOne('o.yaml', text)).toEqual({ problems: [], warnings: [], checked: 0, skipped: 3 });
+    expect(await validateOne('o.yaml', text)).toEqual({
+      problems: ['loom validate: no CompositeController or DecoratorController found (3 other documents skipped)'], warnings: [], checked: 0, skipped: 3,
+    });
+    const withController = await validateFiles(['o.yaml', 'c.yaml'], memoryFiles({ 'o.yaml': text, 'c.yaml': composite() }));
+    expect(withController).toEqual({ problems: [], warnings: [], checked: 1, skipped: 3 });
+  });
+
+  it.each([
+    ['CompositeControler', 'CompositeController'],
+    ['compositecontroller', 'CompositeController'],
+    ['DecoratorControler', 'DecoratorController'],
+  ])('says what a near-miss kind %s meant', async (kind, meant) => {
+    const result = await validateOne('k.yaml', composite({}, { kind }));
+    expect(result.problems).toEqual([`k.yaml: kind: "${kind}" is not a kind loom runs; did you mean "${meant}"?`]);
+    expect(result.checked).toBe(1);
+  });
+
+  it('checks a controller kind in another API group, naming the group it must be in', async () => {
+    const result = await validateOne('g.yaml', composite({}, { apiVersion: 'metacontroler.k8s.io/v1alpha1' }));
+    expect(result.problems).toEqual(['g.yaml: apiVersion: expected metacontroller.k8s.io/v1alpha1']);
+    expect(result.checked).toBe(1);
   });
 
   it('warns about status checks when the method defaults to OnDelete', async () => {
@@ -191,8 +211,9 @@ describe('formatValidation', () => {
     expect(text).toBe('warning: f: c: odd\nf: a: bad\nf: b: bad\n2 problems, 1 warning in 1 controller\n');
   });
 
-  it('says so when no file held a controller', () => {
-    expect(formatValidation({ ...empty, skipped: 1 })).toBe('loom validate: no CompositeController or DecoratorController found (1 other document skipped)\n');
+  it('says so when no file held a controller', async () => {
+    const result = await validateFiles(['pod.yaml'], memoryFiles({ 'pod.yaml': 'apiVersion: v1\nkind: Pod\n' }));
+    expect(formatValidation(result)).toBe('loom validate: no CompositeController or DecoratorController found (1 other document skipped)\n1 problem, 0 warnings in 0 controllers\n');
   });
 
   it('prints a file-level problem even when no controller was checked', () => {

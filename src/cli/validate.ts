@@ -14,8 +14,8 @@ import { loadAll, YAMLException } from 'js-yaml';
 import { systemClock } from '../engine/index.ts';
 import { compileJsonataHook, JsonataCompileError } from '../hooks/index.ts';
 import {
-  API_GROUP,
   KINDS,
+  closestMatch,
   formatProblem,
   parseCompositeController,
   parseDecoratorController,
@@ -145,13 +145,20 @@ function checkDecorator(doc: unknown): DocumentReport {
  * The checks for one document, or `undefined` when it is not a controller. Any version of the
  * metacontroller.k8s.io group is checked, so `metacontroller.k8s.io/v1` is reported, not skipped.
  */
+const CONTROLLER_KINDS = [KINDS.compositeController.kind, KINDS.decoratorController.kind];
+
+/**
+ * The checks of a controller document, `undefined` for any other. A document is a controller when its
+ * kind is one (in whatever group: the parser then names the group it must be in), or when its kind is
+ * near one (`CompositeControler`): a misspelt controller is reported, not skipped as "not a controller".
+ */
 function checkDocument(doc: unknown): DocumentReport | undefined {
-  const apiVersion = at(doc, 'apiVersion');
-  if (typeof apiVersion !== 'string' || apiVersion.split('/')[0] !== API_GROUP) return undefined;
   const kind = at(doc, 'kind');
   if (kind === KINDS.compositeController.kind) return checkComposite(doc);
   if (kind === KINDS.decoratorController.kind) return checkDecorator(doc);
-  return undefined;
+  const meant = typeof kind === 'string' ? closestMatch(kind, CONTROLLER_KINDS) : undefined;
+  if (meant === undefined) return undefined;
+  return { problems: [{ path: 'kind', message: `"${String(kind)}" is not a kind loom runs; did you mean "${meant}"?` }], warnings: [] };
 }
 
 function messageOf(error: unknown): string {
@@ -203,10 +210,13 @@ async function validateFile(file: string, read: ReadTextFile): Promise<Validatio
 
 /**
  * Validates every CompositeController and DecoratorController in `paths` (each file may hold several
- * YAML documents); other documents are skipped and counted. Pure apart from reading the files.
+ * YAML documents); other documents are skipped and counted, and files holding no controller at all
+ * are one problem. Pure apart from reading the files.
  *
  * Checks, all offline:
  * - the YAML parses (one `(yaml)` problem per file otherwise, with line and column);
+ * - a kind near a controller kind (`CompositeControler`) is a problem with a did-you-mean, and a
+ *   controller kind in another API group is checked (the parser names the group it must be in);
  * - the schema, hook form and defaults, exactly as loom parses a controller it runs: required fields,
  *   types, enum values (update method, hook version), one of webhook/jsonata, webhook targets and
  *   auth, durations; the parser's warnings (unknown fields, unused hooks, raised values) are warnings;
@@ -222,12 +232,17 @@ async function validateFile(file: string, read: ReadTextFile): Promise<Validatio
  */
 export async function validateFiles(paths: readonly string[], readTextFile: ReadTextFile = (p) => readFile(p, 'utf8')): Promise<ValidationResult> {
   const perFile = await Promise.all(paths.map((path) => validateFile(path, readTextFile)));
-  return perFile.reduce((total, one) => ({
-    problems: [...total.problems, ...one.problems],
-    warnings: [...total.warnings, ...one.warnings],
-    checked: total.checked + one.checked,
-    skipped: total.skipped + one.skipped,
+  const total = perFile.reduce((sum, one) => ({
+    problems: [...sum.problems, ...one.problems],
+    warnings: [...sum.warnings, ...one.warnings],
+    checked: sum.checked + one.checked,
+    skipped: sum.skipped + one.skipped,
   }), emptyResult());
+  // Validating files that hold no controller at all is a mistake (a wrong file, a misspelt kind), not a pass.
+  if (total.checked === 0 && total.problems.length === 0) {
+    total.problems.push(`loom validate: no CompositeController or DecoratorController found (${plural(total.skipped, 'other document')} skipped)`);
+  }
+  return total;
 }
 
 function plural(count: number, noun: string): string {
@@ -236,13 +251,9 @@ function plural(count: number, noun: string): string {
 
 /**
  * The text `loom validate` prints: warnings, then problems, one a line, then a summary line. Empty
- * when every controller is clean, so a valid manifest prints nothing; a note when no file held a
- * controller, since "nothing wrong" would mislead there.
+ * when every controller is clean, so a valid manifest prints nothing.
  */
 export function formatValidation(result: ValidationResult): string {
-  if (result.checked === 0 && result.problems.length === 0) {
-    return `loom validate: no CompositeController or DecoratorController found (${plural(result.skipped, 'other document')} skipped)\n`;
-  }
   const lines = [...result.warnings, ...result.problems];
   if (lines.length === 0) return '';
   const summary = `${plural(result.problems.length, 'problem')}, ${plural(result.warnings.length, 'warning')} in ${plural(result.checked, 'controller')}`;
