@@ -101,6 +101,11 @@ describe('kube-loom, installed with the SDK', () => {
     }
   });
 
+  it('knows its version from the installed package', async () => {
+    const { version } = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { version: string };
+    expect((await loom(process.execPath, ['--version'])).stdout).toBe(`loom ${version}\n`);
+  });
+
   it('says the loom command needs Node 24 when started on an older Node', async () => {
     const failed = await loom(OLDER_NODE, ['--help']).then(() => undefined, (err: { code: number; stderr: string }) => err);
     expect(failed?.code).toBe(1);

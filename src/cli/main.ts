@@ -16,23 +16,8 @@ import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
 import { runRender } from './render.ts';
 import { formatValidation, validateFiles } from './validate.ts';
-import { logLevel, RUN_FLAG_SPEC, RUN_FLAGS, runConfig, type ReplicaIdentity } from './run-config.ts';
-
-const USAGE = `usage: loom <command> [flags]
-
-commands:
-  run            run the controller host against a cluster (Metacontroller's flags; see README)
-  install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
-  validate FILE… check controller manifests offline (schema, hook form, JSONata syntax, field
-                 references); prints \`file: path: message\`, exits 1 on any problem
-  render         run a controller's hooks for one parent offline and print what loom would do
-                 (children, status, and with --observed the plan and diffs); see 'loom render --help'
-  dev            start a local control plane, install the CRDs and the hello example, run loom
-                 against it, and keep everything running until Ctrl-C
-
-flags of run (defaults in brackets):
-${Object.entries(RUN_FLAGS).map(([name, [, value]]) => `  --${name}${value ? ` [${value}]` : ''}`).join('\n')}
-`;
+import { logLevel, RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
+import { commandUsage, loomVersion, USAGE } from './usage.ts';
 
 /** Aborts when the process receives SIGINT or SIGTERM, so every command shuts down the same way. */
 function abortOnSignals(): AbortSignal {
@@ -81,6 +66,9 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
     case 'dev':
       await runDev({ logger: logger(level), signal: abortOnSignals(), out: process.stdout, config: runConfig(values) });
       return 0;
+    case 'version':
+      process.stdout.write(`loom ${await loomVersion()}\n`);
+      return 0;
     default:
       process.stderr.write(`loom: unknown command '${name}'\n\n${USAGE}`);
       return 2;
@@ -90,9 +78,15 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
 async function main(argv: string[]): Promise<number> {
   // render has flags of its own, so it reads its arguments itself.
   if (argv[0] === 'render') return runRender(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
-  if (argv.includes('-h') || argv.includes('--help') || argv.length === 0) {
+  if (argv.length === 0) {
     process.stdout.write(USAGE);
-    return argv.length === 0 ? 2 : 0;
+    return 2;
+  }
+  if (argv[0] === '--version') return command('version', new Map(), []);
+  if (argv.includes('-h') || argv.includes('--help')) {
+    const named = argv.find((arg) => !arg.startsWith('-'));
+    process.stdout.write((named && commandUsage(named)) ?? USAGE);
+    return 0;
   }
   const { values, positionals } = parseGoFlags(argv, RUN_FLAG_SPEC);
   // Flags without a command mean `run`: Metacontroller's image takes flags only, so its Helm chart and

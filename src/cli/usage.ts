@@ -1,0 +1,90 @@
+/**
+ * What `loom --help`, `loom <command> --help` and `loom --version` print. Every flag's line comes from
+ * {@link RUN_FLAGS}, so a new flag cannot be left out of the help.
+ */
+import { readFile } from 'node:fs/promises';
+import { RUN_FLAGS } from './run-config.ts';
+
+type FlagName = keyof typeof RUN_FLAGS;
+
+const COMMANDS = `commands:
+  run            run the controller host against a cluster (the default when only flags are given)
+  install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
+  validate FILE… check controller manifests offline; prints \`file: path: message\`, exits 1 on any problem
+  render         run a controller's hooks for one parent offline and print what loom would do
+  dev            run loom and the hello example on a local control plane, or on --kubeconfig's cluster
+  version        print loom's version`;
+
+/** The global usage: the commands, and where to find each one's flags. */
+export const USAGE = `usage: loom <command> [flags]
+
+${COMMANDS}
+
+'loom <command> --help' describes a command and its flags; 'loom --version' prints the version.
+`;
+
+/** `  --name  what it does [default]`, aligned. */
+function flagLines(names: readonly FlagName[]): string {
+  const width = Math.max(...names.map((n) => n.length)) + 4;
+  return names.map((name) => {
+    const [, value, description] = RUN_FLAGS[name];
+    return `  ${`--${name}`.padEnd(width)}${description}${value ? ` [${value}]` : ''}`;
+  }).join('\n');
+}
+
+const ALL_FLAGS = Object.keys(RUN_FLAGS) as FlagName[];
+const CLUSTER_FLAGS: FlagName[] = ['kubeconfig', 'context'];
+
+/** Each command's help; `render` prints its own. */
+const COMMAND_USAGE: Record<string, string> = {
+  run: `usage: loom run [flags]
+
+Runs the CompositeControllers and DecoratorControllers of a cluster until SIGTERM or Ctrl-C. Takes
+Metacontroller's flags, so its manifests and Helm values work unchanged.
+
+flags (defaults in brackets):
+${flagLines(ALL_FLAGS)}
+`,
+  'install-crds': `usage: loom install-crds [flags]
+
+Applies loom's CRDs (the same as Metacontroller's) with server-side apply and waits until they are served.
+
+flags:
+${flagLines([...CLUSTER_FLAGS, 'apply-strategy-ssa-field-manager'])}
+`,
+  validate: `usage: loom validate FILE…
+
+Checks CompositeController and DecoratorController manifests offline: schema, hook form, JSONata
+syntax, field paths, near-miss kinds. Prints \`file: path: message\` per problem and exits 1 on any;
+prints nothing for valid manifests. Files holding no controller at all are a problem.
+`,
+  dev: `usage: loom dev [flags]
+
+Starts a local control plane (built from Go modules on first use), installs loom's CRDs and the hello
+example, serves its hook in-process and runs loom, until Ctrl-C stops everything. With --kubeconfig it
+uses that cluster instead and starts nothing but loom and the hook.
+
+flags: those of 'loom run' (see 'loom run --help'); dev chooses the metrics and probe addresses.
+`,
+  version: `usage: loom version (or loom --version)
+
+Prints loom's version.
+`,
+};
+
+/** The help of `command`, or `undefined` for an unknown one. */
+export function commandUsage(command: string): string | undefined {
+  return COMMAND_USAGE[command];
+}
+
+/**
+ * loom's version: from the nearest package.json named kube-loom above this module, which is two
+ * folders up from the sources and three from the compiled package.
+ */
+export async function loomVersion(): Promise<string> {
+  for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
+    const manifest = await readFile(new URL('package.json', dir), 'utf8').then((text) => JSON.parse(text) as { name?: string; version?: string }, () => undefined);
+    if (manifest?.name === 'kube-loom' && manifest.version) return manifest.version;
+  }
+  return 'unknown';
+}
