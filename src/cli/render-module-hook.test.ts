@@ -63,6 +63,7 @@ describe('moduleHookRunner', () => {
   it.each([
     [500, 'boom', 'sync hook (module) POST /sync: HTTP 500: boom'],
     [404, 'x'.repeat(300), `sync hook (module) POST /sync: HTTP 404: ${'x'.repeat(200)}…`],
+    [404, '', 'sync hook (module) POST /sync: HTTP 404 Not Found'],
     [200, 'not json', 'sync hook (module) POST /sync: invalid JSON in the 200 response: not json'],
   ])('fails on status %i', async (status, body, message) => {
     const runner = moduleHookRunner({ app: cannedApp(status, body).app, hook: 'sync', path: '/sync', timeoutMs: 1_000, clock: manualClock() });

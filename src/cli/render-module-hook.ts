@@ -12,7 +12,7 @@
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import type { Clock } from '../engine/index.ts';
-import { HookError, type HookKind, type HookRunner } from '../hooks/index.ts';
+import { describeStatus, excerpt, HookError, type HookKind, type HookRunner } from '../hooks/index.ts';
 import { RenderError } from './render-error.ts';
 
 /** What `inject` resolves to, as far as render reads it. */
@@ -25,9 +25,6 @@ interface InjectResponse {
 export interface InjectableApp {
   inject(request: { method: 'POST'; url: string; payload: string; headers: Record<string, string> }): Promise<InjectResponse>;
 }
-
-/** How much of a failed response body an error message quotes (as the webhook runner does). */
-const BODY_EXCERPT_CHARS = 200;
 
 function hasInject(value: unknown): value is InjectableApp {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { inject?: unknown }).inject === 'function';
@@ -71,9 +68,6 @@ export interface ModuleHookOptions {
   clock: Clock;
 }
 
-function excerpt(text: string): string {
-  return text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
-}
 
 /** `work`, or a {@link HookError} once `ms` have passed or `signal` aborts. */
 async function bounded<T>(work: Promise<T>, options: { clock: Clock; ms: number; signal: AbortSignal; label: string }): Promise<T> {
@@ -92,7 +86,7 @@ async function bounded<T>(work: Promise<T>, options: { clock: Clock; ms: number;
 }
 
 function answerOf(label: string, response: InjectResponse): unknown {
-  if (response.statusCode !== 200) throw new HookError(`${label}: HTTP ${response.statusCode}: ${excerpt(response.body)}`);
+  if (response.statusCode !== 200) throw new HookError(`${label}: ${describeStatus(response.statusCode, response.body)}`);
   try {
     return JSON.parse(response.body) as unknown;
   } catch (cause) {

@@ -5,6 +5,7 @@
  * its errors (both `HookError`s) and the helpers it binds into every expression.
  */
 export { HookError, HookRetryAfterError } from './hook-error.ts';
+export { describeStatus, excerpt } from './hook-answer-text.ts';
 export { NO_RESPONSE_CODE, type HookObserver, type HookRequestOutcome } from './hook-observer.ts';
 export type { HookKind, HookRunner } from './hook-runner.ts';
 export {

@@ -105,7 +105,7 @@ describe('webhook runner: ETag mode', () => {
     const { url } = await etagHook((_call, reply) => reply.code(304).send());
     const error = await failure(runner(url, ON).call(syncRequest('web'), signal));
     expect(error).toBeInstanceOf(HookError);
-    expect(error.message).toContain('HTTP 304 (no If-None-Match was sent)');
+    expect(error.message).toContain('HTTP 304 Not Modified (no If-None-Match was sent)');
   });
 
   it('does not cache a 200 whose body is not JSON', async () => {
@@ -126,7 +126,7 @@ describe('webhook runner: without ETag mode', () => {
       await hook.call(syncRequest('web'), signal);
       const error = await failure(hook.call(syncRequest('web'), signal));
       expect(error).toBeInstanceOf(HookError);
-      expect(error.message).toMatch(/HTTP 304: $/);
+      expect(error.message).toMatch(/HTTP 304 Not Modified$/);
       expect(seen.map((s) => s.ifNoneMatch)).toEqual([undefined, undefined]);
     },
   );

@@ -142,6 +142,14 @@ describe('webhook runner: status codes', () => {
     expect(error.message).not.toContain('TAIL');
   });
 
+  it.each([[404, 'Not Found'], [503, 'Service Unavailable']])('says the status text of HTTP %i when the body is empty', async (status, text) => {
+    const base = await servers.fastify((app) => {
+      app.post('/sync', async (_req, reply) => reply.code(status).send());
+    });
+    const error = await failure(call(`${base}/sync`));
+    expect(error.message).toMatch(new RegExp(`: HTTP ${status} ${text}$`));
+  });
+
   it('rejects a 200 whose body is not JSON, quoting it', async () => {
     const base = await servers.fastify((app) => {
       app.post('/sync', async (_req, reply) => reply.type('application/json').send('{"children": [oops'));

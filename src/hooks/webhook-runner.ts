@@ -8,6 +8,7 @@
  */
 import type { ETagConfig } from '../api/controller-spec.ts';
 import { createETagCache, etagKeyOf, type ETagCache, type ETagEntry } from './etag-cache.ts';
+import { describeStatus, excerpt } from './hook-answer-text.ts';
 import { HookError, HookRetryAfterError } from './hook-error.ts';
 import { NO_RESPONSE_CODE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
@@ -23,9 +24,6 @@ export interface HookClock {
 
 /** A response body larger than this (16 MiB) fails the call unless `maxResponseBytes` says otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
-
-/** How much of a response body an error message quotes. */
-const BODY_EXCERPT_CHARS = 200;
 
 /** Everything one webhook runner needs; resolved once per controller generation. */
 export interface WebhookRunnerOptions {
@@ -95,10 +93,6 @@ function encode(config: RunnerConfig, request: unknown): Buffer {
   }
   if (json === undefined) throw new HookError(`${config.label}: the request cannot be encoded as JSON`);
   return Buffer.from(json, 'utf8');
-}
-
-function excerpt(text: string): string {
-  return text.length > BODY_EXCERPT_CHARS ? `${text.slice(0, BODY_EXCERPT_CHARS)}…` : text;
 }
 
 /** Both signals of one call: the caller's and the call's own timeout, told apart by identity. */
@@ -188,7 +182,7 @@ function interpret(config: RunnerConfig, response: HttpResponse, etag: ETagState
     throw new HookRetryAfterError(`${config.label}: HTTP 429, retry after ${retryAfterMs} ms`, retryAfterMs);
   }
   const unasked = etag && NOT_MODIFIED.has(response.status) ? ' (no If-None-Match was sent)' : '';
-  throw new HookError(`${config.label}: HTTP ${response.status}${unasked}: ${excerpt(response.body.toString('utf8'))}`);
+  throw new HookError(`${config.label}: ${describeStatus(response.status, response.body.toString('utf8'), unasked)}`);
 }
 
 function etagCacheOf(options: WebhookRunnerOptions): ETagCache | undefined {
