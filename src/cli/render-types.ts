@@ -128,3 +128,12 @@ export function typeFromDesired(rule: ResourceRule, desired: readonly KubeObject
   const first = desired.find((obj) => obj.apiVersion === rule.apiVersion && typeof obj.kind === 'string' && regularPlural(obj.kind) === rule.resource);
   return first && typeOf(rule, first.kind, Boolean(first.metadata.namespace ?? parent.metadata.namespace));
 }
+
+/**
+ * Whether the objects `rules` name are namespaced, as far as `crds` or the built-in types tell, for the
+ * rule whose kind is `kind`; `undefined` when nothing tells (the examples the user gave are not asked).
+ */
+export function declaredScope(crds: readonly KubeObject[], rules: readonly ResourceRule[], kind: string): boolean | undefined {
+  const declared = typeCatalog({ crds, examples: [] });
+  return rules.map((rule) => declared.resolve(rule)).find((type) => type?.kind === kind)?.namespaced;
+}

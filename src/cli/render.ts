@@ -23,7 +23,7 @@ import { RenderError, throwIfAny } from './render-error.ts';
 import { renderRunners } from './render-hooks.ts';
 import { loadController, loadObjects, loadParent, type LoadedController } from './render-inputs.ts';
 import { loadHookModule } from './render-module-hook.ts';
-import { typeCatalog } from './render-types.ts';
+import { declaredScope, typeCatalog } from './render-types.ts';
 import type { ReadTextFile } from './validate.ts';
 
 /** The help text of `loom render`. */
@@ -127,9 +127,25 @@ async function readInputs(options: RenderOptions, read: ReadTextFile, notes: str
   return { loaded: valueOf(loaded), parent: valueOf(parent).parent, observed: valueOf(observed), related: valueOf(related) };
 }
 
+/**
+ * The parent in namespace `default` when it names none and its type is not known to be cluster-scoped:
+ * example files usually leave the namespace out, and `kubectl apply` would put a namespaced object there.
+ */
+function parentWithNamespace(inputs: Inputs, parentFile: string, notes: string[]): KubeObject {
+  const { parent, loaded } = inputs;
+  if (parent.metadata.namespace) return parent;
+  const rules = loaded.kind === 'composite' ? [loaded.controller.spec.parentResource] : loaded.controller.spec.resources;
+  const namespaced = declaredScope(loaded.crds, rules.filter((rule) => rule.apiVersion === parent.apiVersion), parent.kind);
+  if (namespaced === false) return parent;
+  const unsure = namespaced === undefined ? ' (if its type is cluster-scoped, put its CRD in the controller file)' : '';
+  notes.push(`${parentFile}: metadata.namespace is not set; using "default", as kubectl does${unsure}`);
+  return { ...parent, metadata: { ...parent.metadata, namespace: 'default' } };
+}
+
 /** Renders the controller's hooks for the parent; notes for the user are pushed onto `notes`. */
 export async function render(options: RenderOptions, io: RenderIO, notes: string[]): Promise<RenderReport> {
-  const inputs = await readInputs(options, io.readTextFile ?? ((path) => readFile(path, 'utf8')), notes);
+  const read = await readInputs(options, io.readTextFile ?? ((path) => readFile(path, 'utf8')), notes);
+  const inputs = { ...read, parent: parentWithNamespace(read, options.parent, notes) };
   const { loaded } = inputs;
   const clock = io.clock ?? systemClock;
   const app = options.hookModule === undefined ? undefined : await loadHookModule(options.hookModule, io.cwd ?? '.');
