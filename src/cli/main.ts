@@ -100,7 +100,7 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(`loom: ${formatError(err)}\n`);
-    if (err instanceof FlagError) process.stderr.write(`run 'loom --help' for the flags\n`);
+    if (err instanceof FlagError) process.stderr.write(`run 'loom <command> --help' for its flags\n`);
     process.exitCode = err instanceof FlagError ? 2 : 1;
   },
 );
