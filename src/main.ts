@@ -12,7 +12,7 @@ import { createFairThrottle, systemClock, TokenBucket, type Clock } from './engi
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, withTenant,
-  type DiscoverySnapshot, type RequestObserver, type RestClient,
+  type DiscoverySnapshot, type KubeEnvironment, type RequestObserver, type RestClient,
 } from './kube/index.ts';
 import { metricsApp, probeApp, serveUntil } from './server/http-servers.ts';
 import type { ListenAddress } from './server/listen-address.ts';
@@ -22,6 +22,10 @@ import { createMetrics } from './server/metrics.ts';
 export interface LoomConfig extends HostSettings {
   kubeconfig?: string | undefined;
   context?: string | undefined;
+  /** `$KUBECONFIG` and `$KUBERNETES_SERVICE_HOST`/`PORT` as the CLI read them (which kubeconfig, or in-cluster). */
+  kubeEnvironment?: KubeEnvironment | undefined;
+  /** Where the in-cluster token, `ca.crt` and `namespace` are; default: where the kubelet mounts them. */
+  serviceAccountDir?: string | undefined;
   discoveryIntervalMs: number;
   clientQps: number;
   clientBurst: number;
@@ -95,7 +99,9 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   // One client rate limit, shared fairly: each controller (and the host) waiting for it takes turns.
   const throttle = createFairThrottle({ clock, limiter: new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst }) });
   const client = createRestClient({
-    kubeConfig: loadKubeConfig({ path: config.kubeconfig, context: config.context }),
+    kubeConfig: loadKubeConfig({
+      path: config.kubeconfig, context: config.context, environment: config.kubeEnvironment, serviceAccountDir: config.serviceAccountDir,
+    }),
     throttle: (tenant) => throttle.wait(tenant ?? 'loom'),
     observe: options.observeRequests,
   });

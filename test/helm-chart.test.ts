@@ -2,42 +2,49 @@
  * charts/loom on the real control plane, as a cluster would run it: the chart is `helm install`ed
  * (helm built from Go modules; its Deployment never gets a pod, as there is no kubelet here), a
  * token is minted for the chart's ServiceAccount with the TokenRequest API, and loom runs with exactly
- * the Deployment's arguments under that identity through the in-cluster path: no kubeconfig,
- * `KUBERNETES_SERVICE_HOST`/`PORT` and the token, CA and namespace under
- * /var/run/secrets/kubernetes.io/serviceaccount — put there in a mount namespace of loom's own
- * (`unshare`), so loom reads the real path and the machine's is untouched.
+ * the Deployment's arguments (parsed as `loom run` parses them) under that identity through the
+ * in-cluster path: no kubeconfig, `KUBERNETES_SERVICE_HOST`/`PORT`, and a temporary service-account
+ * directory holding the token, the CA and the namespace, as the kubelet mounts them.
  *
- * Both RBAC modes converge a controller calling the hello example's hook and a JSONata controller
- * whose expression is a ConfigMap in the release namespace (the chart's default for
- * --reference-namespaces); with `scoped`, a child type outside the grants is reported naming the
- * missing permission.
+ * Both RBAC modes converge the hello example's controller (its hook, with webhook credentials in a
+ * Secret of the release namespace, which `scoped` grants by name) and the shelf's JSONata
+ * configmap-propagation controller (cluster-scoped parents, related objects, children in another
+ * namespace). Each mode's loom writes under a field manager of its own, and the tests check the
+ * children carry it: they were written by the chart's loom and no other host on the shared plane.
+ * With `scoped` (and two replicas, so loom first takes the leader-election Lease), a child type outside
+ * the grants is reported naming the missing permission, both when loom may not list it and when it may
+ * read but not write it.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
+import { parseGoFlags } from '../src/cli/go-flags.ts';
+import { RUN_FLAG_SPEC, runConfig } from '../src/cli/run-config.ts';
 import { freeLoopbackPort } from '../src/devcluster/ports.ts';
 import { createRestClient } from '../src/kube/index.ts';
+import { runLoom, type LoomConfig } from '../src/main.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
 import { deploymentArgs, helmBinary, installRelease, uninstallRelease } from './support/helm.ts';
 import { readyCondition, testClients, type TestClients } from './support/loom.ts';
+import { shelfManifest, syncErrorMessages } from './support/shelf.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const KIND = TEST_PARENT_KINDS.chart;
-const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
-const REPO = new URL('..', import.meta.url).pathname;
+const PROPAGATIONS = { apiVersion: 'config.loom.dev/v1', kind: 'ConfigMapPropagation' };
 
 let helm: string;
 let clients: TestClients;
 let parents: string;
 let hook: ExampleHook | undefined;
+const propagations: string[] = [];
 const stops: (() => Promise<void>)[] = [];
 
-const parentResource = (hook: string) => ({ apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { hook } } });
-const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: parents, name });
+const configMap = (namespace: string, name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+const managers = (obj: KubeObject) => ((obj.metadata as { managedFields?: { manager: string }[] }).managedFields ?? []).map((f) => f.manager);
 
 /** A token for the ServiceAccount, from the TokenRequest API, as the kubelet would mount one. */
 async function tokenFor(namespace: string, serviceAccount: string): Promise<string> {
@@ -49,88 +56,105 @@ async function tokenFor(namespace: string, serviceAccount: string): Promise<stri
   return answer.status.token;
 }
 
+/** A loom running as a Pod of the chart would. */
+interface InClusterLoom {
+  stop(): Promise<void>;
+  /** The last few KiB of its logs, for failure messages. */
+  logs(): string;
+}
+
 /**
- * Runs `loom <args>` as a Pod of the ServiceAccount would: in a mount namespace where a tmpfs over
- * /run holds the service-account files, with the in-cluster environment and no kubeconfig anywhere.
+ * Runs `loom <args>` (the container's arguments) in this process as a Pod of the ServiceAccount would:
+ * the flags parsed and turned into a configuration exactly as the CLI does, the kubeconfig found
+ * through the in-cluster environment and a service-account directory holding `files`.
  */
-async function runInCluster(args: string[], files: Record<string, string>): Promise<{ stop(): Promise<void>; logs(): string }> {
-  const staged = await mkdtemp(join(tmpdir(), 'loom-chart-sa-'));
-  for (const [name, content] of Object.entries(files)) await writeFile(join(staged, name), content);
+async function runInCluster(args: readonly string[], files: { token: string; 'ca.crt': string; namespace: string }): Promise<InClusterLoom> {
+  const [command, ...flags] = args;
+  const { values, positionals } = parseGoFlags(flags, RUN_FLAG_SPEC);
+  if (command !== 'run' || positionals.length > 0) throw new Error(`the chart's container runs "${args.join(' ')}", not loom run and flags`);
+  const serviceAccountDir = await mkdtemp(join(tmpdir(), 'loom-chart-sa-'));
+  for (const [name, content] of Object.entries(files)) await writeFile(join(serviceAccountDir, name), content);
   const server = new URL(testKubeConfig().getCurrentCluster()!.server);
-  const script = `run=$(readlink -f /var/run) && mount -t tmpfs none "$run" && mkdir -p ${SERVICE_ACCOUNT_DIR} && cp "$STAGED"/* ${SERVICE_ACCOUNT_DIR}/ && exec "$@"`;
-  const env = { PATH: process.env.PATH ?? '', HOME: staged, STAGED: staged, KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port };
-  // Root may mount in a mount namespace of its own; anyone else needs a user namespace around it.
-  const namespaces = process.getuid?.() === 0 ? ['--mount'] : ['--mount', '--map-root-user'];
-  const child = spawn('unshare', [...namespaces, 'sh', '-c', script, 'sh', process.execPath, `${REPO}src/cli/main.ts`, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const environment = { serviceHost: server.hostname, servicePort: server.port };
+  const config: LoomConfig = { ...runConfig(values, { identity: 'chart-test', podNamespace: files.namespace }, environment), serviceAccountDir };
   let logs = '';
-  child.stderr.on('data', (chunk: Buffer) => (logs = (logs + chunk.toString()).slice(-8_000)));
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const logger = pino({ level: 'info' }, { write: (line: string) => void (logs = (logs + line).slice(-8_000)) });
+  const stop = new AbortController();
+  const running = await runLoom({ config, logger, signal: stop.signal });
   return {
     logs: () => logs,
     async stop() {
-      if (child.exitCode === null && child.pid !== undefined) process.kill(child.pid, 'SIGTERM');
-      await exited;
-      await rm(staged, { recursive: true, force: true });
+      stop.abort();
+      await running.done;
+      await rm(serviceAccountDir, { recursive: true, force: true });
     },
   };
 }
 
 interface Install {
   namespace: string;
-  loom: { stop(): Promise<void>; logs(): string };
+  /** The field manager of this install's loom (`runFlags.apply-strategy-ssa-field-manager`). */
+  fieldManager: string;
+  loom: InClusterLoom;
 }
 
-/** Renders the chart, applies it but the Deployment, and runs loom with the Deployment's arguments. */
+/** Installs the chart with `values` (plus this file's run flags) and runs loom as its Deployment would. */
 async function installChart(mode: 'scoped' | 'cluster', values: object): Promise<Install> {
   const namespace = await createTestNamespace(testKubeConfig(), `loom-chart-${mode}`);
+  const fieldManager = `loom-chart-${mode}`;
+  const runFlags = { 'target-label-selector': `loom-test=chart-${mode}`, 'metrics-address': '0', 'apply-strategy-ssa-field-manager': fieldManager };
   const target = { release: `chart-${mode}`, namespace, kubeconfig: inject('kubeconfigPath') };
-  const objects = await installRelease(helm, target, values);
+  const objects = await installRelease(helm, target, { ...values, runFlags, probes: { port: await freeLoopbackPort() } });
   stops.push(() => uninstallRelease(helm, target));
   const serviceAccount = objects.find((o) => o.kind === 'ServiceAccount')!.metadata.name!;
   const ca = Buffer.from(testKubeConfig().getCurrentCluster()!.caData!, 'base64').toString('utf8');
   const loom = await runInCluster(deploymentArgs(objects), { token: await tokenFor(namespace, serviceAccount), 'ca.crt': ca, namespace });
   stops.push(() => loom.stop());
-  return { namespace, loom };
+  return { namespace, fieldManager, loom };
 }
 
-/** The controllers of one mode, labelled for its loom: hello's webhook and a JSONata expression ConfigMap. */
-async function applyControllers(mode: string, releaseNamespace: string): Promise<void> {
-  const labels = { 'loom-test': `chart-${mode}` };
-  const [hello] = await exampleManifests('hello', 'controller.yaml');
-  const webhook = pointedAt(hello!, hook!.url, labels);
-  await clients.apply({ ...webhook, metadata: { ...webhook.metadata, name: `chart-${mode}-webhook` }, spec: { ...(webhook.spec as Record<string, unknown>), parentResource: parentResource(`webhook-${mode}`) } });
-  await clients.apply({
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'expression', namespace: releaseNamespace },
-    data: { sync: '{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-evaluated" }, "data": { "sum": $string(1 + 2) } }] }' },
-  });
-  await clients.apply(jsonataController(`chart-${mode}-jsonata`, labels, {
-    hookLabel: `jsonata-${mode}`, jsonata: { configMapRef: { namespace: releaseNamespace, name: 'expression', key: 'sync' } }, childResource: 'configmaps',
-  }));
-}
-
-interface JsonataControllerSpec {
-  /** The `hook` label of its parents. */
-  hookLabel: string;
-  jsonata: object;
-  childResource: string;
-}
-
-function jsonataController(name: string, labels: Record<string, string>, { hookLabel, jsonata, childResource }: JsonataControllerSpec): KubeObject {
-  return {
-    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name, labels },
-    spec: { generateSelector: true, parentResource: parentResource(hookLabel), childResources: [{ apiVersion: 'v1', resource: childResource }], hooks: { sync: { jsonata } } },
-  };
-}
-
+const parentResource = (hookLabel: string) => ({ apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { hook: hookLabel } } });
 const parent = (name: string, hookLabel: string): KubeObject =>
   ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace: parents, labels: { hook: hookLabel } }, spec: { who: 'chart' } });
 
-/** Both controllers of `mode` converge their parent. */
-async function expectConverged(mode: string): Promise<void> {
-  await clients.apply(parent(`webhook-${mode}`, `webhook-${mode}`));
-  await clients.apply(parent(`jsonata-${mode}`, `jsonata-${mode}`));
-  expect((await eventually(() => configMap(`webhook-${mode}-greeting`), `the ${mode} webhook child`, 60_000)).data).toEqual({ greeting: 'Hello, chart!' });
-  expect((await eventually(() => configMap(`jsonata-${mode}-evaluated`), `the ${mode} JSONata child`, 60_000)).data).toEqual({ sum: '3' });
+/** The hello example's controller, for `mode`'s parents, calling the hook with a bearer token from a Secret. */
+async function applyHelloController(mode: string, releaseNamespace: string): Promise<void> {
+  await clients.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'hello-token', namespace: releaseNamespace }, stringData: { token: 'not-checked' } });
+  const [hello] = await exampleManifests('hello', 'controller.yaml');
+  const controller = pointedAt(hello!, hook!.url, { 'loom-test': `chart-${mode}` });
+  const spec = controller.spec as { hooks: { sync: { webhook: Record<string, unknown> } } };
+  spec.hooks.sync.webhook.authorization = { type: 'Bearer', secretRef: { namespace: releaseNamespace, name: 'hello-token', key: 'token' } };
+  await clients.apply({ ...controller, metadata: { ...controller.metadata, name: `chart-${mode}-hello` }, spec: { ...spec, parentResource: parentResource(`hello-${mode}`) } });
+}
+
+/** The shelf's configmap-propagation controller as shipped but for its name, label and parent selector. */
+async function applyPropagationController(mode: string): Promise<void> {
+  await clients.apply(await shelfManifest('configmap-propagation', 'crd.yaml'));
+  const shipped = await shelfManifest('configmap-propagation', 'controller.yaml');
+  const spec = shipped.spec as { parentResource: Record<string, unknown> };
+  await clients.apply({
+    ...shipped, metadata: { name: `chart-${mode}-configmap-propagation`, labels: { 'loom-test': `chart-${mode}` } },
+    spec: { ...spec, parentResource: { ...spec.parentResource, labelSelector: { matchLabels: { 'loom-chart': mode } } } },
+  });
+}
+
+/** Both controllers of `mode` converge their parents, and the children are the chart's loom's writes. */
+async function expectConverged(mode: string, install: Install): Promise<void> {
+  await clients.apply(parent(`hello-${mode}`, `hello-${mode}`));
+  const greeting = await eventually(() => configMap(parents, `hello-${mode}-greeting`), `the ${mode} hello child`, 60_000);
+  expect(greeting.data, install.loom.logs()).toEqual({ greeting: 'Hello, chart!' });
+  expect(managers(greeting)).toContain(install.fieldManager);
+
+  const example = await shelfManifest('configmap-propagation', 'propagation.yaml');
+  const name = `${parents}-${mode}`;
+  propagations.push(name);
+  await clients.apply({
+    ...example, metadata: { name, labels: { 'loom-chart': mode } },
+    spec: { source: { namespace: parents, name: 'settings' }, targetNamespaces: [install.namespace] },
+  });
+  const copy = await eventually(() => configMap(install.namespace, 'settings'), `the ${mode} propagated copy`, 60_000);
+  expect(copy.data, install.loom.logs()).toEqual({ color: 'blue' });
+  expect(managers(copy)).toContain(install.fieldManager);
 }
 
 beforeAll(async () => {
@@ -138,38 +162,60 @@ beforeAll(async () => {
   clients = await testClients();
   await createParentCrd(clients, KIND);
   parents = await createTestNamespace(testKubeConfig(), 'chart-parents');
+  await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: parents }, data: { color: 'blue' } });
   hook = await startExampleHook('hello');
 }, 300_000);
 
 afterAll(async () => {
   // Last started, first stopped: each loom before the release whose identity it runs under.
   for (const stop of stops.reverse()) await stop();
+  // Cluster-scoped: they outlive the namespaces.
+  for (const name of propagations) await clients.writer.delete({ ...PROPAGATIONS, name });
   await hook?.stop();
 });
 
 describe('charts/loom with rbac.mode scoped', () => {
   let install: Install;
+  const labels = { 'loom-test': 'chart-scoped' };
+
+  /** A JSONata controller of ChartParents labelled `hook: <hookLabel>` whose one child is a `kind`. */
+  const oneChildController = (name: string, hookLabel: string, resource: string, kind: string): KubeObject => ({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name, labels },
+    spec: {
+      generateSelector: true, parentResource: parentResource(hookLabel), childResources: [{ apiVersion: 'v1', resource }],
+      hooks: { sync: { jsonata: { expression: `{ "children": [{ "apiVersion": "v1", "kind": "${kind}", "metadata": { "name": parent.metadata.name & "-child" } }] }` } } },
+    },
+  });
 
   beforeAll(async () => {
     install = await installChart('scoped', {
+      // Two replicas: this loom is their leader, through a Lease only the Role in the release namespace grants.
+      replicas: 2,
       rbac: {
         mode: 'scoped',
-        scoped: { parents: [{ apiGroup: TEST_GROUP, resources: [KIND.plural] }], children: [{ apiGroup: '', resources: ['configmaps'] }], configMaps: ['expression'] },
+        scoped: {
+          // Exactly what the two controllers need: their parents, ConfigMap children (the propagation's
+          // related source is a ConfigMap too), and the hello webhook's credentials.
+          parents: [{ apiGroup: TEST_GROUP, resources: [KIND.plural] }, { apiGroup: 'config.loom.dev', resources: ['configmappropagations'] }],
+          children: [{ apiGroup: '', resources: ['configmaps'] }],
+          // Read only, for the test of a child type loom may read but not write.
+          related: [{ apiGroup: '', resources: ['serviceaccounts'] }],
+          secrets: ['hello-token'],
+        },
       },
-      runFlags: { 'target-label-selector': 'loom-test=chart-scoped', 'metrics-address': '0' },
-      probes: { port: await freeLoopbackPort() },
     });
-    await applyControllers('scoped', install.namespace);
+    await applyHelloController('scoped', install.namespace);
+    await applyPropagationController('scoped');
   }, 120_000);
 
   it('converges a webhook and a JSONata controller with exactly the granted permissions', async () => {
-    await expectConverged('scoped');
-  });
+    await expectConverged('scoped', install);
+    const lease = await clients.writer.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: install.namespace, name: 'metacontroller' });
+    expect((lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('chart-test');
+  }, 150_000);
 
-  it('names the missing permission when a controller\'s child type is not granted', async () => {
-    const labels = { 'loom-test': 'chart-scoped' };
-    const expression = '{ "children": [{ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": parent.metadata.name & "-secret" } }] }';
-    await clients.apply(jsonataController('chart-scoped-secrets', labels, { hookLabel: 'secret-scoped', jsonata: { expression }, childResource: 'secrets' }));
+  it('names the missing permission on the controller when loom may not list a child type', async () => {
+    await clients.apply(oneChildController('chart-scoped-secrets', 'secret-scoped', 'secrets', 'Secret'));
     await clients.apply(parent('secret-scoped', 'secret-scoped'));
     const ready = await eventually(async () => {
       const condition = await readyCondition(clients, 'chart-scoped-secrets');
@@ -177,19 +223,28 @@ describe('charts/loom with rbac.mode scoped', () => {
     }, 'the controller to report what it may not do', 60_000);
     expect(ready.message, install.loom.logs()).toContain('loom may not list and watch secrets.v1');
     expect(ready.message).toContain(`User "system:serviceaccount:${install.namespace}:chart-scoped-loom" cannot list resource "secrets" in API group "" at the cluster scope`);
-  });
+  }, 90_000);
+
+  it('names the missing permission on the parent when loom may read but not write a child type', async () => {
+    await clients.apply(oneChildController('chart-scoped-accounts', 'account-scoped', 'serviceaccounts', 'ServiceAccount'));
+    await clients.apply(parent('account-scoped', 'account-scoped'));
+    const messages = await syncErrorMessages(clients, { kind: KIND.kind, name: 'account-scoped' });
+    expect(messages.join('\n'), install.loom.logs()).toContain(
+      `User "system:serviceaccount:${install.namespace}:chart-scoped-loom" cannot patch resource "serviceaccounts" in API group "" in the namespace "${parents}"`,
+    );
+  }, 90_000);
 });
 
 describe('charts/loom with rbac.mode cluster', () => {
+  let install: Install;
+
   beforeAll(async () => {
-    const install = await installChart('cluster', {
-      runFlags: { 'target-label-selector': 'loom-test=chart-cluster', 'metrics-address': '0' },
-      probes: { port: await freeLoopbackPort() },
-    });
-    await applyControllers('cluster', install.namespace);
+    install = await installChart('cluster', {});
+    await applyHelloController('cluster', install.namespace);
+    await applyPropagationController('cluster');
   }, 120_000);
 
   it('converges a webhook and a JSONata controller', async () => {
-    await expectConverged('cluster');
-  });
+    await expectConverged('cluster', install);
+  }, 150_000);
 });

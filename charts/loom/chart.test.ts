@@ -1,7 +1,8 @@
 /**
  * charts/loom without a cluster: `helm lint`; `helm template` against golden files for the default
- * values and three values files (testdata/*.values.yaml); the chart's CRDs are loom's; every `loom run`
- * flag has a value; and the arguments the Deployment passes are ones loom itself accepts.
+ * values and each testdata/*.values.yaml (Metacontroller's among them); the chart's CRDs are loom's;
+ * every `loom run` flag has a value, and every value is in the README's table; and the arguments the
+ * Deployment passes are ones loom itself accepts.
  * `UPDATE_GOLDEN=1` rewrites the golden files from the output. The chart on a real control plane, with
  * its RBAC, is test/helm-chart.test.ts.
  */
@@ -37,6 +38,18 @@ beforeAll(async () => {
 
 const objectsOf = (name: string): KubeObject[] => loadAll(rendered.get(name) ?? '') as KubeObject[];
 
+interface Container {
+  name: string;
+  command?: string[];
+  securityContext?: Record<string, unknown>;
+}
+
+/** The loom container of the rendered Deployment. */
+function container(objects: readonly KubeObject[]): Container {
+  const spec = objects.find((o) => o.kind === 'Deployment')?.spec as { template: { spec: { containers: Container[] } } };
+  return spec.template.spec.containers.find((c) => c.name === 'loom')!;
+}
+
 describe('charts/loom', () => {
   it('passes helm lint', async () => {
     expect(await helm(binary, ['lint', CHART, '--strict'])).toContain('0 chart(s) failed');
@@ -70,14 +83,35 @@ describe('charts/loom', () => {
     expect(missing).toEqual([]);
   });
 
-  it('turns on leader election and a PodDisruptionBudget with more than one replica', () => {
-    expect(deploymentArgs(objectsOf('replicas'))).toContain('--leader-election=true');
+  it('documents every top-level value in the values table of its README', () => {
+    const values = loadAll(readFileSync(`${CHART}/values.yaml`, 'utf8'))[0] as Record<string, unknown>;
+    const readme = readFileSync(`${CHART}/README.md`, 'utf8');
+    const table = readme.slice(readme.indexOf('## Values'), readme.indexOf('\n## ', readme.indexOf('## Values') + 1));
+    expect(Object.keys(values).filter((key) => !table.includes(`\`${key}\``) && !table.includes(`\`${key}.`))).toEqual([]);
+  });
+
+  it('turns on leader election, in the release namespace, and a PodDisruptionBudget with more than one replica', () => {
+    const { values } = parseGoFlags(deploymentArgs(objectsOf('replicas')).slice(1), RUN_FLAG_SPEC);
+    expect(runConfig(values, { identity: 'pod' }).leaderElection).toEqual({ namespace: 'loom-system', name: 'metacontroller', identity: 'pod' });
     expect(objectsOf('replicas').map((o) => o.kind)).toContain('PodDisruptionBudget');
+    expect(runConfig(parseGoFlags(deploymentArgs(objectsOf('default')).slice(1), RUN_FLAG_SPEC).values).leaderElection).toBeUndefined();
     expect(objectsOf('default').map((o) => o.kind)).not.toContain('PodDisruptionBudget');
   });
 
-  it('takes Metacontroller\'s values: commandArgs after the flags, zap, discoveryInterval', () => {
-    const args = deploymentArgs(objectsOf('metacontroller'));
+  it('takes the values of Metacontroller\'s chart: its command counts as the image\'s, commandArgs come last', () => {
+    const objects = objectsOf('metacontroller');
+    expect(container(objects).command).toBeUndefined();
+    const args = deploymentArgs(objects);
+    expect(args.slice(-4)).toEqual(['--zap-log-level=4', '--discovery-interval=20s', '--cache-flush-interval=30m', '--leader-election']);
+    const { values } = parseGoFlags(args.slice(1), RUN_FLAG_SPEC);
+    expect(runConfig(values, { identity: 'pod' }).leaderElection?.namespace).toBe('loom-system');
+    expect(objects.map((o) => o.kind)).toContain('PodDisruptionBudget');
+    // Its empty security contexts leave loom's locked-down defaults in place.
+    expect(container(objects).securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+  });
+
+  it('takes the separate flag values of older Metacontroller charts: zap, discoveryInterval, cacheFlushInterval', () => {
+    const args = deploymentArgs(objectsOf('metacontroller-zap'));
     expect(args.slice(-2)).toEqual(['--client-go-qps=100', '--client-go-burst=200']);
     expect(args).toEqual(expect.arrayContaining(['--zap-log-level=4', '--discovery-interval=10s', '--cache-flush-interval=10m']));
   });

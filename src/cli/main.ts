@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
 import { runLoom } from '../main.ts';
-import { createRestClient, loadKubeConfig } from '../kube/index.ts';
+import { createRestClient, loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeEnvironment } from '../kube/index.ts';
 import { systemClock } from '../engine/index.ts';
 import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
@@ -28,7 +28,12 @@ function abortOnSignals(): AbortSignal {
   return controller.signal;
 }
 
-const POD_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+const POD_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`;
+
+/** The variables that choose the cluster when --kubeconfig is not given: a kubeconfig, or in-cluster. */
+function kubeEnvironment(): KubeEnvironment {
+  return { kubeconfig: process.env.KUBECONFIG, serviceHost: process.env.KUBERNETES_SERVICE_HOST, servicePort: process.env.KUBERNETES_SERVICE_PORT };
+}
 
 /** Hostname plus a random suffix (client-go's convention), and the pod's namespace in a cluster. */
 async function replicaIdentity(): Promise<ReplicaIdentity> {
@@ -44,12 +49,12 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
   const level = logLevel(values, process.env.LOOM_LOG_LEVEL ?? 'info');
   switch (name) {
     case 'run': {
-      const running = await runLoom({ config: runConfig(values, await replicaIdentity()), logger: logger(level), signal: abortOnSignals() });
+      const running = await runLoom({ config: runConfig(values, await replicaIdentity(), kubeEnvironment()), logger: logger(level), signal: abortOnSignals() });
       await running.done;
       return 0;
     }
     case 'install-crds': {
-      const client = createRestClient({ kubeConfig: loadKubeConfig({ path: values.get('kubeconfig'), context: values.get('context') }) });
+      const client = createRestClient({ kubeConfig: loadKubeConfig({ path: values.get('kubeconfig'), context: values.get('context'), environment: kubeEnvironment() }) });
       const names = await installCrds(client, systemClock, values.get('apply-strategy-ssa-field-manager') ?? 'loom');
       process.stdout.write(names.map((n) => `customresourcedefinition ${n} applied\n`).join(''));
       return 0;
@@ -64,7 +69,7 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
       return result.problems.length > 0 ? 1 : 0;
     }
     case 'dev':
-      await runDev({ logger: logger(level), signal: abortOnSignals(), out: process.stdout, config: runConfig(values) });
+      await runDev({ logger: logger(level), signal: abortOnSignals(), out: process.stdout, config: runConfig(values, undefined, kubeEnvironment()) });
       return 0;
     case 'version':
       process.stdout.write(`loom ${await loomVersion()}\n`);

@@ -3,6 +3,7 @@
  * plus loom's own. Every invalid value is reported with the flag's name.
  */
 import { parseDuration } from '../api/index.ts';
+import type { KubeEnvironment } from '../kube/index.ts';
 import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES, DEFAULT_MAX_CHILDREN_PER_PARENT, type LoomConfig } from '../main.ts';
 import { parseListenAddress } from '../server/listen-address.ts';
 import { FlagError, type FlagSpec } from './go-flags.ts';
@@ -27,7 +28,7 @@ export const RUN_FLAGS = {
   'target-label-selector': ['string', '', 'run only the controller objects this label selector matches'],
   'apply-strategy': ['string', 'server-side-apply', "server-side-apply, or dynamic-apply (Metacontroller's 3-way merge)"],
   'apply-strategy-ssa-field-manager': ['string', 'loom', 'the field manager every write names'],
-  kubeconfig: ['string', '', 'the kubeconfig file; else $KUBECONFIG, ~/.kube/config, then in-cluster'],
+  kubeconfig: ['string', '', 'the kubeconfig file; else $KUBECONFIG, then in-cluster (in a pod), then ~/.kube/config'],
   context: ['string', '', "the kubeconfig's context to use"],
   'zap-log-level': ['string', '', "Metacontroller's log level, mapped onto --log-level (4 and up is debug)"],
   'zap-devel': ['bool', 'false', 'accepted for Metacontroller compatibility; no effect'],
@@ -100,12 +101,16 @@ function leaderElection(values: Values, replica: ReplicaIdentity): LoomConfig['l
   return { namespace, name: get(values, 'leader-election-id'), identity: replica.identity };
 }
 
-/** Builds the configuration; throws {@link FlagError} for the first invalid flag. */
-export function runConfig(values: Values, replica: ReplicaIdentity = { identity: 'loom' }): LoomConfig {
+/**
+ * Builds the configuration; throws {@link FlagError} for the first invalid flag. `environment` is what
+ * the CLI read of `$KUBECONFIG` and `$KUBERNETES_SERVICE_HOST`/`PORT`, used when `--kubeconfig` is not given.
+ */
+export function runConfig(values: Values, replica: ReplicaIdentity = { identity: 'loom' }, environment?: KubeEnvironment): LoomConfig {
   const selector = get(values, 'target-label-selector');
   return {
     kubeconfig: get(values, 'kubeconfig') || undefined,
     context: get(values, 'context') || undefined,
+    kubeEnvironment: environment,
     workers: number(values, 'workers', 1),
     discoveryIntervalMs: withFlag('discovery-interval', () => parseDuration(get(values, 'discovery-interval'))),
     cacheFlushIntervalMs: withFlag('cache-flush-interval', () => parseDuration(get(values, 'cache-flush-interval'))),

@@ -61,6 +61,9 @@ export function apiServerArgs(setup: ApiServerSetup): string[] {
     '--authorization-mode=RBAC',
     // No controller creates the `default` ServiceAccount, so with this plugin Pods could not be created.
     '--disable-admission-plugins=ServiceAccount',
+    // As hardened clusters (OpenShift among them) run: setting blockOwnerDeletion on a child needs
+    // `update` on its owner's `finalizers` subresource, which loom's scoped RBAC must grant.
+    '--enable-admission-plugins=OwnerReferencesPermissionEnforcement',
     '--allow-privileged=true',
     // Less background work on small machines; nothing here needs fairness queues or pprof.
     '--enable-priority-and-fairness=false', '--profiling=false',

@@ -3,7 +3,7 @@
  * What crosses its boundary: the REST client, discovery, shared informers with indexed stores, the
  * object writer, the event recorder and the API error helpers.
  */
-export { loadKubeConfig, type KubeConfigSource } from './kube-config.ts';
+export { loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeConfigSource, type KubeEnvironment } from './kube-config.ts';
 export { createRestClient, withTenant, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
 export { KubeApiError, isForbidden, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid } from './kube-api-error.ts';
 export { resourcePath, groupVersionPath, type ResourceType, type PathTarget } from './resource-path.ts';
