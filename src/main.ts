@@ -126,7 +126,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     writer: createObjectWriter(client, resolveKind, config.fieldManager),
     writerFor: (tenant) => createObjectWriter(withTenant(client, tenant), resolveKind, config.fieldManager),
     events: createEventRecorder({
-      client, component: 'loom', now: () => clock.now(), logger,
+      client, component: 'loom', fieldManager: config.fieldManager, now: () => clock.now(), logger,
       allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),
     }),
   };

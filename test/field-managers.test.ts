@@ -2,11 +2,12 @@
  * Every write loom makes names its field manager (`--apply-strategy-ssa-field-manager`), so
  * `managedFields` says which fields are loom's, not `unknown`'s: a child created and then updated
  * in place by dynamic apply (POST, then PUT), the parent's status (PUT to the status subresource),
- * and a DecoratorController's labels on its target (an update of the target).
+ * its finalizer and ControllerRevisions, a DecoratorController's labels on its target (an update of
+ * the target), and the events loom records.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
-import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { createTestNamespace, eventually, managersOf, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
@@ -35,6 +36,14 @@ const controllers: KubeObject[] = [
     },
   },
   {
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'field-managers-rolling', labels: { 'loom-test': LABEL } },
+    spec: {
+      generateSelector: true, parentResource: parentResource('rolling'),
+      childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'RollingInPlace' } }],
+      hooks: { sync: { jsonata: { expression: SYNC } }, finalize: { jsonata: { expression: '{ "finalized": true }' } } },
+    },
+  },
+  {
     apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata: { name: 'field-managers-decorator', labels: { 'loom-test': LABEL } },
     spec: {
       resources: [{ ...parentResource('target') }],
@@ -48,11 +57,6 @@ const object = (name: string, role: string, who: string): KubeObject =>
 const get = (apiVersion: string, kind: string, name: string) => clients.writer.get({ apiVersion, kind, namespace, name });
 const whoOf = (cm: KubeObject | undefined) => (cm?.data as { who?: string } | undefined)?.who;
 
-/** `manager/operation[/subresource]` of each managedFields entry. */
-function managers(obj: KubeObject): string[] {
-  const entries = (obj.metadata.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[];
-  return entries.map((e) => [e.manager, e.operation, e.subresource].filter(Boolean).join('/'));
-}
 
 beforeAll(async () => {
   clients = await testClients();
@@ -75,13 +79,13 @@ describe('field managers', () => {
       const cm = await get('v1', 'ConfigMap', 'p-child');
       return whoOf(cm) === 'two' ? cm : undefined;
     }, 'the child updated in place');
-    expect(managers(child)).toEqual([`${FIELD_MANAGER}/Update`]);
+    expect(managersOf(child)).toEqual([`${FIELD_MANAGER}/Update`]);
     const parent = await eventually(async () => {
       const p = await get(`${TEST_GROUP}/v1`, KIND.kind, 'p');
       return (p?.status as { who?: string } | undefined)?.who === 'two' ? p : undefined;
     }, 'the parent status');
-    expect(managers(parent)).toContain(`${FIELD_MANAGER}/Update/status`);
-    expect(managers(parent).filter((m) => !m.startsWith('loom-test/'))).toEqual([`${FIELD_MANAGER}/Update/status`]);
+    expect(managersOf(parent)).toContain(`${FIELD_MANAGER}/Update/status`);
+    expect(managersOf(parent).filter((m) => !m.startsWith('loom-test/'))).toEqual([`${FIELD_MANAGER}/Update/status`]);
   });
 
   it('name loom on a decorator\'s labels on its target', async () => {
@@ -90,6 +94,33 @@ describe('field managers', () => {
       const t = await get(`${TEST_GROUP}/v1`, KIND.kind, 't');
       return t?.metadata.labels?.decorated === 'yes' ? t : undefined;
     }, 'the decorator\'s label');
-    expect(managers(target).filter((m) => !m.startsWith('loom-test/'))).toEqual([`${FIELD_MANAGER}/Update`]);
+    expect(managersOf(target).filter((m) => !m.startsWith('loom-test/'))).toEqual([`${FIELD_MANAGER}/Update`]);
+  });
+
+  it('name loom on a parent\'s finalizer and on its ControllerRevisions', async () => {
+    await clients.apply(object('r', 'rolling', 'one'));
+    const parent = await eventually(async () => {
+      const p = await get(`${TEST_GROUP}/v1`, KIND.kind, 'r');
+      return p?.metadata.finalizers?.length ? p : undefined;
+    }, 'the finalizer');
+    expect(managersOf(parent).filter((m) => !m.startsWith('loom-test/'))).toContain(`${FIELD_MANAGER}/Update`);
+    const path = `/apis/metacontroller.k8s.io/v1alpha1/namespaces/${namespace}/controllerrevisions`;
+    const revisions = await eventually(async () => {
+      const { items } = await clients.client.request<{ items: KubeObject[] }>({ method: 'GET', path });
+      return items.length > 0 ? items : undefined;
+    }, 'a ControllerRevision');
+    for (const revision of revisions) expect(managersOf(revision)).toEqual([`${FIELD_MANAGER}/Update`]);
+  });
+
+  it('name loom on the events it records', async () => {
+    // A cluster-scoped controller's events go to namespace default; `Started` is recorded at every start.
+    const path = '/api/v1/namespaces/default/events';
+    const started = await eventually(async () => {
+      const { items } = await clients.client.request<{ items: KubeObject[] }>({
+        method: 'GET', path, query: { fieldSelector: 'involvedObject.name=field-managers-composite,reason=Started' },
+      });
+      return items[0];
+    }, 'the controller\'s Started event');
+    expect(managersOf(started)).toEqual([`${FIELD_MANAGER}/Update`]);
   });
 });

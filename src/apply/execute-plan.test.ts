@@ -1,8 +1,9 @@
 /**
  * The create path of `executePlan`, over a recording writer: a child loom has not observed is created
  * so that the API server refuses a taken name (create-only apply or `POST`), and a refusal is judged
- * by one uncached read. What the API server answers is tested on the real one (test/kube-writer,
- * test/composite-taken-names); this checks loom's side of the exchange.
+ * by one uncached read. And the ownership takeover before a server-side-apply update. What the API
+ * server answers is tested on the real one (test/kube-writer, test/composite-taken-names,
+ * test/migration-metacontroller); this checks loom's side of the exchange.
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -118,5 +119,45 @@ describe('executePlan: create', () => {
     const [outcome] = await run(fake, 'ssa').outcomes;
     expect(chainOf(outcome?.error)).toEqual(['create ConfigMap default/web-config failed', '422 Invalid: bad']);
     expect(fake.calls).toEqual(['apply']);
+  });
+});
+
+describe('executePlan: server-side-apply update with a takeover', () => {
+  const takeOver = [{ op: 'test' as const, path: '/metadata/resourceVersion', value: '7' }, { op: 'remove' as const, path: '/metadata/annotations/x' }];
+
+  function runUpdate(patchAnswer: 'ok' | Error) {
+    const calls: string[] = [];
+    const fake = fakeWriter('ok', undefined);
+    fake.writer.patchJson = (ref, operations) => {
+      calls.push(`patch ${ref.name} ${JSON.stringify(operations)}`);
+      return patchAnswer === 'ok' ? Promise.resolve(holder) : Promise.reject(patchAnswer);
+    };
+    fake.writer.apply = (obj) => {
+      calls.push('apply');
+      return Promise.resolve(obj);
+    };
+    const outcomes = executePlan({
+      decisions: [{ action: 'update', strategy: 'server-side-apply', child, object: desired, fingerprint: 'hash', takeOver }],
+      writer: fake.writer, fieldManager: 'loom', applyStrategy: 'server-side-apply', records: new Map(),
+      observedOf: () => undefined, logger: pino({ level: 'silent' }), whyNotOurs: () => undefined,
+    });
+    return { outcomes, calls };
+  }
+
+  it('patches the ownership over first, then applies', async () => {
+    const { outcomes, calls } = runUpdate('ok');
+    expect(await outcomes).toEqual([{ child, action: 'update', wrote: true }]);
+    expect(calls).toEqual([`patch web-config ${JSON.stringify(takeOver)}`, 'apply']);
+  });
+
+  it('does not apply when the child changed since it was observed (the resourceVersion test fails), and says why', async () => {
+    const { outcomes, calls } = runUpdate(new KubeApiError('422 Invalid: the server rejected our request due to an error in our request', { status: 422, reason: 'Invalid' }));
+    const [outcome] = await outcomes;
+    expect(calls).toHaveLength(1);
+    expect(chainOf(outcome?.error)).toEqual([
+      'update ConfigMap default/web-config failed',
+      'taking over the fields of ConfigMap default/web-config from Metacontroller\'s or dynamic apply\'s field managers failed (changed since it was observed?)',
+      '422 Invalid: the server rejected our request due to an error in our request',
+    ]);
   });
 });

@@ -119,8 +119,7 @@ async function create(options: ExecutePlanOptions, decision: Extract<ChildDecisi
  * it"). A 422 answers no: the change cannot be made in place, typically an immutable field, which is
  * what Recreate is for (or the desired state is invalid, which {@link checkValidAsNew} tells).
  */
-async function unchangedByDryRun(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
-  const observed = options.observedOf(decision.child);
+async function unchangedByDryRun(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>, observed: KubeObject | undefined): Promise<boolean> {
   let dryRun: KubeObject;
   try {
     dryRun = await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
@@ -154,13 +153,32 @@ async function checkValidAsNew(options: ExecutePlanOptions, decision: Extract<Ch
  * once its desired state has passed a dry-run create, in both apply strategies, so an invalid desired
  * state never deletes anything. (Metacontroller dry-runs only with server-side apply, an apply that
  * refuses immutable-field changes, and deletes on 422.) With server-side apply, a dry-run apply first
- * finds the children that need nothing.
+ * finds the children that need nothing, after the ownership takeover the decision may carry (then
+ * the takeover is the one write, and the result says so).
  */
 async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
-  if (options.applyStrategy === 'server-side-apply' && (await unchangedByDryRun(options, decision))) return false;
+  if (options.applyStrategy === 'server-side-apply') {
+    // Taken over first, so the dry run drops what desired dropped; then compared with the child as it is after that patch.
+    const observed = decision.takeOver ? await takeOver(options, decision.child, decision.takeOver) : options.observedOf(decision.child);
+    if (await unchangedByDryRun(options, decision, observed)) return decision.takeOver !== undefined;
+  }
   await checkValidAsNew(options, decision);
   options.records.delete(childKey(decision.child));
   return options.writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+}
+
+/**
+ * Runs a takeover (`core/ownership-takeover.ts`); resolves the child as it is afterwards. Its
+ * resourceVersion test fails (422) when the child changed since it was observed: the sync fails, and
+ * the next one takes over from the child as it is then.
+ */
+async function takeOver(options: ExecutePlanOptions, child: ChildRef, operations: readonly object[]): Promise<KubeObject> {
+  try {
+    return await options.writer.patchJson(refOf(child), operations);
+  } catch (err) {
+    throw new Error(`taking over the fields of ${describeChild(child)} from Metacontroller's or dynamic apply's field managers failed`
+      + `${isInvalid(err) ? ' (changed since it was observed?)' : ''}`, { cause: err });
+  }
 }
 
 async function update(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'update' }>): Promise<void> {
@@ -169,7 +187,7 @@ async function update(options: ExecutePlanOptions, decision: Extract<ChildDecisi
     return;
   }
   // Fields another writer still owns would never be removed by the apply: hand them to loom first.
-  if (decision.takeOver) await options.writer.patchJson(refOf(decision.child), decision.takeOver);
+  if (decision.takeOver) await takeOver(options, decision.child, decision.takeOver);
   await applyAndRecord(options, decision);
 }
 

@@ -123,19 +123,42 @@ describe('planChildren: what each decision carries', () => {
     });
   });
 
-  it('server-side-apply update of a child dynamic apply wrote: take it over first, dropping its annotation', () => {
-    const [decision] = planChildren({
-      desired: [v2],
-      observed: [stored(v1, 'dynamic-apply')],
-      methodFor: () => 'InPlace',
-      applyStrategy: 'server-side-apply', fieldManager: 'loom',
-    });
-    if (decision?.action !== 'update' || decision.strategy !== 'server-side-apply') throw new Error('expected a server-side-apply update');
-    expect(decision.takeOver).toContainEqual({ op: 'remove', path: LAST_APPLIED_PATH });
-  });
+  // A Recreate takes over before its dry run: otherwise the dry run keeps a field desired dropped
+  // (another entry still owns it) and finds nothing to recreate.
+  it.each<[UpdateMethod, string]>([['InPlace', 'update'], ['Recreate', 'recreate']])(
+    'server-side-apply %s of a child dynamic apply wrote: takes it over first, dropping its annotation', (method, action) => {
+      const [decision] = planChildren({
+        desired: [v2], observed: [stored(v1, 'dynamic-apply')], methodFor: () => method, applyStrategy: 'server-side-apply', fieldManager: 'loom',
+      });
+      if (decision?.action !== action || !('takeOver' in decision)) throw new Error(`unexpected ${summary(decision)}`);
+      expect(decision.takeOver).toContainEqual({ op: 'remove', path: LAST_APPLIED_PATH });
+    },
+  );
 
   it('recreate: the uid precondition and desired (for the dry run)', () => {
     const [decision] = plan('Recreate', 'server-side-apply', 'different');
+    expect(decision).toEqual({ action: 'recreate', child: decision?.child, uid: 'c-1', desired: v2, takeOver: undefined });
+  });
+
+  it.each<UpdateMethod>(['Recreate', 'RollingRecreate'])('dynamic-apply %s of a child that only lacks the record: records it in place, recreating nothing', (method) => {
+    // A child server-side apply wrote (Metacontroller's or loom's) holds what desired asks but no annotation.
+    const [decision] = planChildren({
+      desired: [v2], observed: [stored(v2, 'server-side-apply')], methodFor: () => method, applyStrategy: 'dynamic-apply', fieldManager: 'loom',
+    });
+    if (decision?.action !== 'update' || decision.strategy !== 'dynamic-apply') throw new Error(`unexpected ${summary(decision)}`);
+    expect(decision.object.metadata.annotations?.[LAST_APPLIED_ANNOTATION]).toBeDefined();
+    expect(decision.object.metadata.uid).toBe('c-1');
+  });
+
+  it('dynamic-apply recreate of a child lacking the record whose content differs too: recreates', () => {
+    const [decision] = planChildren({
+      desired: [v2], observed: [stored(v1, 'server-side-apply')], methodFor: () => 'Recreate', applyStrategy: 'dynamic-apply', fieldManager: 'loom',
+    });
+    expect(summary(decision)).toBe('recreate');
+  });
+
+  it('dynamic-apply recreate: nothing to take over', () => {
+    const [decision] = plan('Recreate', 'dynamic-apply', 'different');
     expect(decision).toEqual({ action: 'recreate', child: decision?.child, uid: 'c-1', desired: v2 });
   });
 

@@ -14,7 +14,7 @@ import type { KubeObject } from '../api/object.ts';
 import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
 import { compareStrings } from '../api/json-value.ts';
 import { ownershipTakeover, type JsonPatchOperation } from './ownership-takeover.ts';
-import { dynamicApplyMerge, withLastApplied } from './three-way-merge.ts';
+import { dynamicApplyMerge, jsonEqual, withLastApplied, withoutLastApplied } from './three-way-merge.ts';
 
 /** `updateStrategy.method` of a child rule; `OnDelete` when the rule sets none. */
 export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';
@@ -59,6 +59,11 @@ export interface MergedUpdateDecision {
   strategy: 'dynamic-apply';
   child: ChildRef;
   object: KubeObject;
+  /**
+   * True when the merge changes nothing but the last-applied annotation: the child holds what desired
+   * asks, and only lacks the record (server-side apply wrote it, Metacontroller's or loom's).
+   */
+  recordOnly: boolean;
 }
 
 /** Server-side-apply update: apply desired with `force`. */
@@ -90,6 +95,12 @@ export interface RecreateDecision {
   child: ChildRef;
   uid: string | undefined;
   desired: KubeObject;
+  /**
+   * Server-side apply only: the takeover to run before the dry run, as for an update
+   * ({@link ApplyUpdateDecision.takeOver}). Without it the dry run keeps a field desired dropped, as
+   * another writer's entry still owns it, and finds nothing to recreate.
+   */
+  takeOver?: JsonPatchOperation[] | undefined;
 }
 
 /** Nothing to do: the child already is what desired asks for. */
@@ -181,7 +192,20 @@ type UpdateIfChanged = MergedUpdateDecision | ApplyUpdateDecision | undefined;
 function mergedUpdateOf(observed: KubeObject, desired: KubeObject): UpdateIfChanged {
   const { object, changed } = dynamicApplyMerge(observed, desired);
   if (!changed) return undefined;
-  return { action: 'update', strategy: 'dynamic-apply', child: childRefOf(desired), object };
+  const recordOnly = jsonEqual(withoutLastApplied(object), withoutLastApplied(observed));
+  return { action: 'update', strategy: 'dynamic-apply', child: childRefOf(desired), object, recordOnly };
+}
+
+/**
+ * Recreate's decision. A child that differs only by lacking the record is updated in place instead:
+ * recreating it would change nothing of it, and would recreate every such child when loom switches
+ * to dynamic apply, from Metacontroller's server-side apply or its own.
+ */
+function recreateOf(observed: KubeObject, desired: KubeObject, update: MergedUpdateDecision | ApplyUpdateDecision): ChildDecision {
+  if (update.strategy === 'dynamic-apply') {
+    return update.recordOnly ? update : { action: 'recreate', child: update.child, uid: observed.metadata.uid, desired };
+  }
+  return { action: 'recreate', child: update.child, uid: observed.metadata.uid, desired, takeOver: update.takeOver };
 }
 
 function applyUpdateOf(observed: KubeObject, desired: KubeObject, input: PlanChildrenInput): UpdateIfChanged {
@@ -214,7 +238,7 @@ function revisionOf(observed: KubeObject, desired: KubeObject, input: PlanChildr
     case 'InPlace':
       return update;
     case 'Recreate':
-      return { action: 'recreate', child, uid: observed.metadata.uid, desired };
+      return recreateOf(observed, desired, update);
     default:
       return { action: 'skip', child, reason: 'on-delete' };
   }

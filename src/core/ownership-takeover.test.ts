@@ -54,8 +54,35 @@ describe('ownershipTakeover', () => {
     expect(patch?.[1]).toMatchObject({ value: [entry('metacontroller', 'Apply', { ...DATA, ...LABELS })] });
   });
 
-  it('only drops the annotation when no entry is to be taken over', () => {
-    expect(ownershipTakeover(child([entry('loom', 'Apply', DATA)], true), 'loom')).toEqual([{ op: 'remove', path: LAST_APPLIED_PATH }]);
+  it('only drops the annotation when no entry is to be taken over, still under the resourceVersion precondition', () => {
+    expect(ownershipTakeover(child([entry('loom', 'Apply', DATA)], true), 'loom')).toEqual([
+      { op: 'test', path: '/metadata/resourceVersion', value: '7' },
+      { op: 'remove', path: LAST_APPLIED_PATH },
+    ]);
+  });
+
+  // The rule of which entries are taken over: [entry, loom's field manager, taken over].
+  it.each<[string, string, boolean]>([
+    ['metacontroller/Update', 'loom', true],
+    ['metacontroller/Apply', 'loom', true],
+    ['metacontroller/Apply', 'metacontroller', false],
+    ['metacontroller/Update', 'metacontroller', true],
+    ['loom/Update', 'loom', true],
+    ['mc-ssa/Apply', 'mc-ssa', false],
+    ['mc-ssa/Apply', 'loom', false],
+    ['kubectl/Update', 'loom', false],
+    ['kube-controller-manager/Apply', 'loom', false],
+    ['metacontroller/Update/status', 'loom', false],
+    ['loom/Update/status', 'loom', false],
+  ])('%s, loom running as %s: taken over %s', (who, fieldManager, takenOver) => {
+    const [manager = '', operation = '', subresource] = who.split('/');
+    const theirs = entry(manager, operation, DATA, subresource ? { subresource } : {});
+    const patch = ownershipTakeover(child([theirs]), fieldManager);
+    if (!takenOver) {
+      expect(patch).toBeUndefined();
+      return;
+    }
+    expect(patch?.[1]).toEqual({ op: 'replace', path: '/metadata/managedFields', value: [entry(fieldManager, 'Apply', DATA)] });
   });
 
   it('unions nested sets key by key', () => {

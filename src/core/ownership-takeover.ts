@@ -1,6 +1,6 @@
 /**
  * Taking over field ownership of a child from Metacontroller (or from loom's own dynamic apply) before
- * loom's first server-side apply to it, the way client-go's `csaupgrade` moves an object from
+ * loom's first server-side apply to it (or a Recreate's dry run), the way client-go's `csaupgrade` moves an object from
  * client-side to server-side apply. Without it, the `Update` entries of a dynamic apply and the `Apply`
  * entry of Metacontroller's server-side apply keep co-owning every field next to loom's `Apply` entry,
  * so a field loom's desired state no longer has is never removed: the API server removes a field only
@@ -39,9 +39,19 @@ export type JsonPatchOperation =
 export const LAST_APPLIED_PATH = `/metadata/annotations/${LAST_APPLIED_ANNOTATION.replaceAll('~', '~0').replaceAll('/', '~1')}`;
 
 /**
- * Entries whose fields loom takes over: Metacontroller's (its dynamic apply records `Update`, its
- * server-side apply `Apply`, both under the name `metacontroller`) and loom's own `Update` entries (a
- * child loom wrote with dynamic apply). Subresource entries (status) are not about the object's fields.
+ * Whether loom's `Apply` entry takes over the fields of `entry`. The rule, entry by entry (entries of a
+ * subresource, such as status, are about no field loom applies and are never touched):
+ *
+ * | manager / operation | taken over | why |
+ * |---|---|---|
+ * | `metacontroller` / `Update` | yes | Metacontroller's dynamic apply (its creates and updates name no manager, so the API server records the first word of its client's user agent, the binary's name), and the update its server-side apply makes to drop the last-applied annotation |
+ * | `metacontroller` / `Apply` | yes, unless loom's manager is `metacontroller` too | Metacontroller's server-side apply under its default manager; under the same name it already is loom's entry |
+ * | loom's manager / `Update` | yes | loom's own dynamic apply (a switch of `--apply-strategy`) and its adoption writes |
+ * | loom's manager / `Apply` | kept | loom's entry: the others are merged into it |
+ * | any other | no | another writer's fields stay theirs |
+ *
+ * A Metacontroller that ran its server-side apply under another `--apply-strategy-ssa-field-manager`
+ * is recognised when loom runs with that same flag value: its `Apply` entry then is loom's own.
  */
 function isTakenOver(entry: ManagedFieldsEntry, fieldManager: string): boolean {
   if (entry.subresource) return false;
@@ -87,17 +97,23 @@ export function ownershipTakeover(observed: KubeObject, fieldManager: string): J
   const entries = (observed.metadata.managedFields ?? []) as ManagedFieldsEntry[];
   const takenOver = entries.filter((e) => isTakenOver(e, fieldManager));
   const hasAnnotation = Object.hasOwn(observed.metadata.annotations ?? {}, LAST_APPLIED_ANNOTATION);
-  if (takenOver.length === 0) return hasAnnotation ? [{ op: 'remove', path: LAST_APPLIED_PATH }] : undefined;
-  const own = entries.filter((e) => isOwnApply(e, fieldManager));
-  const fields = withoutLastAppliedField(union([...own, ...takenOver].map((e) => e.fieldsV1 ?? {})));
-  const time = latestTime([...own, ...takenOver]);
-  const apply: ManagedFieldsEntry = {
-    manager: fieldManager, operation: 'Apply', apiVersion: observed.apiVersion, ...(time ? { time } : {}), fieldsType: 'FieldsV1', fieldsV1: fields,
-  };
-  const kept = entries.filter((e) => !takenOver.includes(e) && !own.includes(e));
+  if (takenOver.length === 0 && !hasAnnotation) return undefined;
   return [
+    // Fails with 422 when anyone wrote since the child was observed: the sync is retried on fresh data.
     { op: 'test', path: '/metadata/resourceVersion', value: observed.metadata.resourceVersion },
-    { op: 'replace', path: '/metadata/managedFields', value: [...kept, apply] },
+    ...(takenOver.length > 0 ? [{ op: 'replace' as const, path: '/metadata/managedFields', value: mergedEntries(entries, takenOver, observed.apiVersion, fieldManager) }] : []),
     ...(hasAnnotation ? [{ op: 'remove' as const, path: LAST_APPLIED_PATH }] : []),
   ];
+}
+
+/** `entries` with `takenOver` and loom's own `Apply` entry replaced by one `Apply` entry owning all their fields. */
+function mergedEntries(entries: readonly ManagedFieldsEntry[], takenOver: readonly ManagedFieldsEntry[], apiVersion: string, fieldManager: string): ManagedFieldsEntry[] {
+  const own = entries.filter((e) => isOwnApply(e, fieldManager));
+  const merged = [...own, ...takenOver];
+  const time = latestTime(merged);
+  const apply: ManagedFieldsEntry = {
+    manager: fieldManager, operation: 'Apply', apiVersion, ...(time ? { time } : {}), fieldsType: 'FieldsV1',
+    fieldsV1: withoutLastAppliedField(union(merged.map((e) => e.fieldsV1 ?? {}))),
+  };
+  return [...entries.filter((e) => !merged.includes(e)), apply];
 }

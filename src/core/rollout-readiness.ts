@@ -9,11 +9,10 @@ import type { ControllerRevisionChildren } from '../api/controller-revision.ts';
 import type { ChildUpdateStrategy, StatusConditionCheck } from '../api/controller-spec.ts';
 import { isRecord } from '../api/json-value.ts';
 import type { KubeObject } from '../api/object.ts';
-import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';
 import { fingerprintOf, type AppliedRecord } from './applied-fingerprint.ts';
 import type { ApplyStrategy } from './child-plan.ts';
 import type { ChildLookup, RevisionChildRef } from './revision-claims.ts';
-import { dynamicApplyMerge, jsonEqual } from './three-way-merge.ts';
+import { dynamicApplyMerge, jsonEqual, withoutLastApplied } from './three-way-merge.ts';
 
 const GO_ESCAPES: Record<string, string> = {
   '\u0007': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\u000b': '\\v', '"': '\\"', '\\': '\\\\',
@@ -77,15 +76,6 @@ export interface UpToDateOptions {
   applyStrategy: ApplyStrategy;
   /** Server-side-apply only: loom's record of its last apply of this child (see `planChildren`). */
   lastApplied?: ((observed: KubeObject) => AppliedRecord | undefined) | undefined;
-}
-
-/** A copy without the last-applied annotation (and without `annotations` if that leaves it empty). */
-function withoutLastApplied(obj: KubeObject): KubeObject {
-  const copy = structuredClone(obj);
-  const annotations = copy.metadata.annotations;
-  if (annotations) delete annotations[LAST_APPLIED_ANNOTATION];
-  if (annotations && Object.keys(annotations).length === 0) delete copy.metadata.annotations;
-  return copy;
 }
 
 /**

@@ -233,6 +233,15 @@ function revertServerFields(merged: JsonObject, observed: JsonObject): void {
   revertField(merged, observed, 'status');
 }
 
+/** A copy without the last-applied annotation (and without `annotations` if that leaves it empty). */
+export function withoutLastApplied(obj: KubeObject): KubeObject {
+  const copy = structuredClone(obj);
+  const annotations = copy.metadata.annotations;
+  if (annotations) delete annotations[LAST_APPLIED_ANNOTATION];
+  if (annotations && Object.keys(annotations).length === 0) delete copy.metadata.annotations;
+  return copy;
+}
+
 /** The outcome of a dynamic-apply merge of one child. */
 export interface DynamicApplyResult {
   /** The full object to PUT: observed with desired merged in, server fields as observed. */

@@ -3,6 +3,7 @@
  */
 import { ApiException, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import type { KubeObject } from '../../src/api/index.ts';
 import { systemClock } from '../../src/engine/clock.ts';
 
 /** A client configuration for the test run's control plane. */
@@ -39,4 +40,10 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, what: s
     if (systemClock.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await systemClock.sleep(100);
   }
+}
+
+/** `manager/operation[/subresource]` of each `managedFields` entry of `obj`. */
+export function managersOf(obj: KubeObject): string[] {
+  const entries = (obj.metadata.managedFields ?? []) as { manager?: string; operation?: string; subresource?: string }[];
+  return entries.map((e) => [e.manager, e.operation, e.subresource].filter(Boolean).join('/'));
 }
