@@ -106,6 +106,9 @@ describe('parseCompositeController: problems', () => {
     ['url with the ftp scheme', 'spec.hooks.sync.webhook.url', 'ftp://widgets.hooks/sync', 'spec.hooks.sync.webhook.url', 'expected an http or https URL; got "ftp:"'],
     ['url with the javascript scheme', 'spec.hooks.sync.webhook.url', 'javascript:alert(1)', 'spec.hooks.sync.webhook.url', 'expected an http or https URL'],
     ['service protocol gopher', 'spec.hooks.sync.webhook', { service: { name: 'h', namespace: 'n', protocol: 'gopher' }, path: '/s' }, 'spec.hooks.sync.webhook.service.protocol', 'expected http or https; got "gopher"'],
+    ['child type named twice, in another version', 'spec.childResources[1]', { apiVersion: 'v1beta1', resource: 'pods', updateStrategy: { method: 'Recreate' } }, 'spec.childResources[1]', 'names the same resource as spec.childResources[0] (pods in the core group)'],
+    ['no sync and no finalize hook', 'spec.hooks', {}, 'spec.hooks.sync', 'is required: without a sync hook (or a finalize hook) the controller can do nothing'],
+    ['revision field path with an index', 'spec.parentResource.revisionHistory.fieldPaths', ['spec', 'spec.containers[0]'], 'spec.parentResource.revisionHistory.fieldPaths[1]', 'expected a dotted path of field names'],
   ]))('$name', ({ path, value, problemPath, message }) => {
     const problems = problemsOf(parseCompositeController(withField(minimalComposite, path, value)));
     expect(problems).toEqual([{ path: problemPath, message: expect.stringContaining(message) as string }]);
@@ -150,6 +153,8 @@ describe('parseDecoratorController: problems', () => {
     ['attachment apiVersion with a space', 'spec.attachments', [{ apiVersion: 'v1 beta', resource: 'services' }], 'spec.attachments[0].apiVersion', 'expected group/version or version'],
     ['annotation selector that contradicts itself', 'spec.resources[0]', { apiVersion: 'apps/v1', resource: 'statefulsets', annotationSelector: { matchExpressions: [{ key: 'a', operator: 'Exists' }, { key: 'a', operator: 'DoesNotExist' }] } }, 'spec.resources[0].annotationSelector', 'matches no object'],
     ['annotation selector key with a space', 'spec.resources[0].annotationSelector.matchAnnotations', { 'bad key': 'x' }, 'spec.resources[0].annotationSelector.matchAnnotations["bad key"]', 'not a valid annotation key'],
+    ['attachment type named twice', 'spec.attachments', [{ apiVersion: 'v1', resource: 'services' }, { apiVersion: 'v1', resource: 'services' }], 'spec.attachments[1]', 'names the same resource as spec.attachments[0]'],
+    ['no sync and no finalize hook', 'spec.hooks', { customize: { jsonata: { expression: '{}' } } }, 'spec.hooks.sync', 'is required'],
   ]))('$name', ({ path, value, problemPath, message }) => {
     const problems = problemsOf(parseDecoratorController(withField(minimalDecorator, path, value)));
     expect(problems).toEqual([{ path: problemPath, message: expect.stringContaining(message) as string }]);

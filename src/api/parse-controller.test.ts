@@ -162,6 +162,20 @@ describe('parseCompositeController: warnings', () => {
     expect(result.warnings).toEqual([{ path: 'spec.hooks.sync.webhook.responseUnmarshallMode', message: 'unknown field; ignored' }]);
   });
 
+  it('warns that a controller with a finalize hook but no sync hook fails every sync of a live parent', () => {
+    const finalizeOnly = withField(withField(minimalComposite, 'spec.hooks.finalize', { jsonata: { expression: '{ "finalized": true }' } }), 'spec.hooks.sync', undefined);
+    const result = parseCompositeController(finalizeOnly);
+    expect(result.ok).toBe(true);
+    expect(result.warnings).toEqual([{ path: 'spec.hooks.sync', message: 'not set: every sync of a parent that is not being deleted fails; only the finalize hook is called' }]);
+  });
+
+  it('warns about status checks on a method that never reads them', () => {
+    const checks = { conditions: [{ type: 'Ready', status: 'True' }] };
+    const result = parseCompositeController(withField(minimalComposite, 'spec.childResources[0].updateStrategy', { method: 'InPlace', statusChecks: checks }));
+    expect(result.warnings).toEqual([{ path: 'spec.childResources[0].updateStrategy.statusChecks', message: 'only RollingRecreate and RollingInPlace use status checks; ignored with InPlace' }]);
+    expect(parseCompositeController(withField(minimalComposite, 'spec.childResources[0].updateStrategy', { method: 'RollingInPlace', statusChecks: checks })).warnings).toEqual([]);
+  });
+
   it('warns that url wins over service and path', () => {
     const result = parseCompositeController(withField(minimalComposite, 'spec.hooks.sync.webhook.path', '/ignored'));
     expect(valueOf(result).spec.hooks.sync?.webhook?.url).toBe('http://widgets.hooks/sync');

@@ -49,8 +49,8 @@ function readResourceRule(r: FieldReader): ResourceRule {
 }
 
 /**
- * One rule per target resource: queue keys name the type, so a second rule could never decide an
- * object on its own. Versions do not tell rules apart (`apps/v1` and `apps/v1beta1` deployments are
+ * One rule per resource (target, child or attachment type): queue keys and observed maps name the
+ * type, so a second rule could never decide an object on its own. Versions do not tell rules apart (`apps/v1` and `apps/v1beta1` deployments are
  * the same objects), as Metacontroller keys its selectors by group and kind, not version.
  */
 function refuseRepeatedTargets(list: FieldReader, rules: readonly ResourceRule[]): void {
@@ -66,12 +66,24 @@ function refuseRepeatedTargets(list: FieldReader, rules: readonly ResourceRule[]
   });
 }
 
+/** Metacontroller splits revision field paths on `.` and walks object fields; no array indexes. */
+const FIELD_PATH = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/;
+
+/** `revisionHistory.fieldPaths`; a path that is not dotted field names would never match anything. */
+function readFieldPaths(r: FieldReader): string[] | undefined {
+  const fieldPaths = r.stringList();
+  fieldPaths?.forEach((path, i) => {
+    if (!FIELD_PATH.test(path)) r.items()?.[i]?.problem(`expected a dotted path of field names such as spec.template; got ${JSON.stringify(path)}`);
+  });
+  return fieldPaths;
+}
+
 function readParentResource(r: FieldReader): ParentResourceRule {
   r.warnUnknownFields(['apiVersion', 'resource', 'labelSelector', 'revisionHistory', 'ignoreStatusChanges']);
   const history = r.field('revisionHistory');
   history.object();
   history.warnUnknownFields(['fieldPaths']);
-  const fieldPaths = history.field('fieldPaths').stringList();
+  const fieldPaths = readFieldPaths(history.field('fieldPaths'));
   return omitUndefined({
     ...readResourceRule(r),
     labelSelector: readLabelSelector(r.field('labelSelector')),
@@ -105,22 +117,31 @@ function readChildResource(r: FieldReader): ChildResourceRule {
   const checks = strategy.field('statusChecks');
   checks.object();
   checks.warnUnknownFields(['conditions']);
-  const conditions = checks.field('conditions').items() ?? [];
-  return {
-    ...readResourceRule(r),
-    updateStrategy: { method: readMethod(strategy), statusChecks: { conditions: conditions.map(readStatusCheck) } },
-  };
+  const conditions = (checks.field('conditions').items() ?? []).map(readStatusCheck);
+  const method = readMethod(strategy);
+  // The user probably meant a rolling method: only those wait for status checks.
+  if (conditions.length > 0 && !method.startsWith('Rolling')) checks.warn(`only RollingRecreate and RollingInPlace use status checks; ignored with ${method}`);
+  return { ...readResourceRule(r), updateStrategy: { method, statusChecks: { conditions } } };
 }
 
-/** Reads the named hooks of `spec.hooks`, which must be present (no hooks: the controller cannot run). */
+/**
+ * Reads the named hooks of `spec.hooks`, which must be present (no hooks: the controller cannot run).
+ * Without a sync hook every sync of a live parent fails, as in Metacontroller: with a finalize hook the
+ * controller can still finalize (a warning), with neither it can do nothing at all (a problem).
+ */
 function readHooks<K extends string>(r: FieldReader, names: readonly K[]): Partial<Record<K, Hook>> {
-  r.object(true);
+  const present = r.object(true) !== undefined;
   r.warnUnknownFields(names);
   const hooks: Partial<Record<K, Hook>> = {};
   for (const name of names) {
     const hook = readHook(r.field(name));
     if (hook) hooks[name] = hook;
   }
+  // A hook that failed to parse was reported already; one complaint is enough.
+  const sync = r.field('sync');
+  if (!present || sync.value !== undefined) return hooks;
+  if (r.field('finalize').value === undefined) sync.problem('is required: without a sync hook (or a finalize hook) the controller can do nothing');
+  else sync.warn('not set: every sync of a parent that is not being deleted fails; only the finalize hook is called');
   return hooks;
 }
 
@@ -213,6 +234,7 @@ function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
   spec.warnUnknownFields(['parentResource', 'childResources', 'hooks', 'resyncPeriodSeconds', 'generateSelector', 'endpointConfigs']);
   const parentResource = readParentResource(spec.field('parentResource'));
   const childResources = (spec.field('childResources').items() ?? []).map(readChildResource);
+  refuseRepeatedTargets(spec.field('childResources'), childResources);
   const hooks: CompositeControllerHooks = readHooks(spec.field('hooks'), COMPOSITE_HOOKS);
   for (const unused of ['preUpdateChild', 'postUpdateChild'] as const) {
     if (hooks[unused]) spec.field('hooks').field(unused).warn('accepted for Metacontroller compatibility but never called');
@@ -249,6 +271,7 @@ function readDecoratorSpec(spec: FieldReader): DecoratorControllerSpec {
   if (Array.isArray(spec.field('resources').value) && resources.length === 0) spec.field('resources').problem('expected at least one resource rule');
   refuseRepeatedTargets(spec.field('resources'), resources);
   const attachments = (spec.field('attachments').items() ?? []).map(readAttachment);
+  refuseRepeatedTargets(spec.field('attachments'), attachments);
   const hooks: DecoratorControllerHooks = readHooks(spec.field('hooks'), ['sync', 'finalize', 'customize'] as const);
   const resyncPeriodSeconds = readResyncPeriod(spec.field('resyncPeriodSeconds'));
   const endpointConfigs = readEndpointConfigs(spec.field('endpointConfigs'));

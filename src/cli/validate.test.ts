@@ -77,8 +77,8 @@ describe('validateFiles: fixtures', () => {
     const result = await validateFiles(['multi-document.yaml'], readFixture);
     expect(result).toEqual({
       problems: [
+        'multi-document.yaml: [2] spec.attachments[1]: names the same resource as spec.attachments[0] (secrets in the core group); merge them into one rule',
         'multi-document.yaml: [2] spec.hooks.sync.version: expected one of v1, v2; got "v3"',
-        'multi-document.yaml: [2] spec.attachments[1]: secrets (v1) is already named by spec.attachments[0]',
       ],
       warnings: ['warning: multi-document.yaml: [2] spec.hooks.sync.retries: unknown field; ignored'],
       checked: 2,
@@ -94,7 +94,7 @@ describe('validateFiles: fixtures', () => {
       badPath(1, 'spec..template'),
       badPath(2, 'spec.containers[0]'),
       badPath(3, ''),
-      'referenced-fields.yaml: spec.childResources[2]: pods (v1) is already named by spec.childResources[0]',
+      'referenced-fields.yaml: spec.childResources[2]: names the same resource as spec.childResources[0] (pods in the core group); merge them into one rule',
     ]);
     expect(result.warnings).toEqual([
       'warning: referenced-fields.yaml: spec.childResources[0].updateStrategy.statusChecks: only RollingRecreate and RollingInPlace use status checks; ignored with InPlace',

@@ -47,20 +47,12 @@ interface DocumentReport {
 
 const COMPOSITE_HOOKS = ['sync', 'finalize', 'customize', 'preUpdateChild', 'postUpdateChild'] as const;
 const DECORATOR_HOOKS = ['sync', 'finalize', 'customize'] as const;
-const ROLLING_METHODS = ['RollingRecreate', 'RollingInPlace'];
-const NON_ROLLING_METHODS = ['OnDelete', 'Recreate', 'InPlace'];
-/** Metacontroller splits revision field paths on `.` and walks object fields; no array indexes. */
-const FIELD_PATH = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/;
 
 /** The value at `keys` below `value`, or `undefined` when any step is missing or not an object. */
 function at(value: unknown, ...keys: string[]): unknown {
   let node = value;
   for (const key of keys) node = isRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined;
   return node;
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
 }
 
 /** The compile error of `expression` as a message, or `undefined` when it compiles. */
@@ -86,58 +78,19 @@ function compileHooks(doc: unknown, names: readonly string[]): FieldProblem[] {
   });
 }
 
-function badFieldPaths(doc: unknown): FieldProblem[] {
-  const base = 'spec.parentResource.revisionHistory.fieldPaths';
-  return list(at(doc, ...base.split('.'))).flatMap((path, i) =>
-    typeof path !== 'string' || FIELD_PATH.test(path)
-      ? []
-      : [{ path: `${base}[${i}]`, message: `expected a dotted path of field names such as spec.template; got ${JSON.stringify(path)}` }],
-  );
-}
-
-/** Rules after the first that name the same apiVersion and resource: one of them would never be used. */
-function duplicateRules(doc: unknown, field: string): FieldProblem[] {
-  const base = `spec.${field}`;
-  const first = new Map<string, number>();
-  return list(at(doc, 'spec', field)).flatMap((rule, i) => {
-    const apiVersion = at(rule, 'apiVersion');
-    const resource = at(rule, 'resource');
-    if (typeof apiVersion !== 'string' || typeof resource !== 'string' || apiVersion === '' || resource === '') return [];
-    const key = `${apiVersion}\n${resource}`;
-    const seen = first.get(key);
-    if (seen === undefined) first.set(key, i);
-    return seen === undefined ? [] : [{ path: `${base}[${i}]`, message: `${resource} (${apiVersion}) is already named by ${base}[${seen}]` }];
-  });
-}
-
-/** Status checks on a method that never reads them: the user probably meant a Rolling* method. */
-function ignoredStatusChecks(doc: unknown): FieldProblem[] {
-  return list(at(doc, 'spec', 'childResources')).flatMap((rule, i) => {
-    const conditions = at(rule, 'updateStrategy', 'statusChecks', 'conditions');
-    const method = at(rule, 'updateStrategy', 'method') ?? 'OnDelete';
-    const effective = method === '' ? 'OnDelete' : method;
-    if (list(conditions).length === 0 || typeof effective !== 'string' || !NON_ROLLING_METHODS.includes(effective)) return [];
-    return [{
-      path: `spec.childResources[${i}].updateStrategy.statusChecks`,
-      message: `only ${ROLLING_METHODS.join(' and ')} use status checks; ignored with ${effective}`,
-    }];
-  });
-}
-
 function fromParse(result: ParseResult<unknown>): DocumentReport {
   return { problems: result.ok ? [] : [...result.problems], warnings: [...result.warnings] };
 }
 
 function checkComposite(doc: unknown): DocumentReport {
   const report = fromParse(parseCompositeController(doc));
-  report.problems.push(...compileHooks(doc, COMPOSITE_HOOKS), ...badFieldPaths(doc), ...duplicateRules(doc, 'childResources'));
-  report.warnings.push(...ignoredStatusChecks(doc));
+  report.problems.push(...compileHooks(doc, COMPOSITE_HOOKS));
   return report;
 }
 
 function checkDecorator(doc: unknown): DocumentReport {
   const report = fromParse(parseDecoratorController(doc));
-  report.problems.push(...compileHooks(doc, DECORATOR_HOOKS), ...duplicateRules(doc, 'attachments'));
+  report.problems.push(...compileHooks(doc, DECORATOR_HOOKS));
   return report;
 }
 
@@ -219,13 +172,10 @@ async function validateFile(file: string, read: ReadTextFile): Promise<Validatio
  *   controller kind in another API group is checked (the parser names the group it must be in);
  * - the schema, hook form and defaults, exactly as loom parses a controller it runs: required fields,
  *   types, enum values (update method, hook version), one of webhook/jsonata, webhook targets and
- *   auth, durations; the parser's warnings (unknown fields, unused hooks, raised values) are warnings;
+ *   auth, durations, revision field paths, one rule per child or attachment type; the parser's
+ *   warnings (unknown fields, unused hooks, raised values, ignored status checks) are warnings;
  * - every inline `jsonata.expression` compiles; errors give the line and column within the
  *   expression. Expressions from `configMapRef` live in the cluster and are not checked (no output);
- * - `spec.parentResource.revisionHistory.fieldPaths` entries are dotted paths of field names;
- * - no two `childResources` (CompositeController) or `attachments` (DecoratorController) name the
- *   same apiVersion and resource;
- * - warning: `updateStrategy.statusChecks` on a method other than RollingRecreate/RollingInPlace.
  *
  * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
  * ConfigMap/Secret references resolve.

@@ -3,17 +3,20 @@
  * keeps one engine running per object that matches `--target-label-selector`, restarting it when its spec (generation) or a
  * ConfigMap-held expression changes and stopping it when the object goes. A controller that cannot
  * start gets a `CreateError` event and a `Ready=False` condition saying why (loom's addition:
- * Metacontroller leaves the status empty); one that runs gets `Ready=True`. A resource discovery does
- * not serve yet is retried with backoff and never given up on (a controller may be applied together
- * with the CRD it names). Of two CompositeControllers that would sync the same parents
+ * Metacontroller leaves the status empty); one that runs gets `Ready=True`, with reason
+ * `StartedWithWarnings` and a `SpecWarning` event when it runs other than its spec says (a value
+ * raised to its minimum, a parent type without a status subresource). A resource discovery does not
+ * serve yet is retried with backoff and never given up on (a controller may be applied together with
+ * the CRD it names); its retries say `Starting` once, not once per attempt. Of two CompositeControllers that would sync the same parents
  * (`core/parent-owner.ts`), only the one that started first runs; the other gets `Ready=False` (reason
  * `ParentTypeTaken`) naming it, and starts once that one stops.
  */
 import {
-  GROUP_VERSION, matchesSelector, parseCompositeController, parseDecoratorController, type CompositeController, type DecoratorController, type Hook, type KubeObject, type LabelSelector, type ParseResult,
+  formatProblem, GROUP_VERSION, groupOf, matchesSelector, parseCompositeController, parseDecoratorController,
+  type CompositeController, type DecoratorController, type FieldProblem, type Hook, type KubeObject, type LabelSelector, type ParseResult,
 } from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
-import { conflictingClaim, sameParentType, type ParentClaim } from '../core/index.ts';
+import { conflictingClaim, isBuiltInGroup, sameParentType, type ParentClaim } from '../core/index.ts';
 import { startCompositeController } from './composite/composite-controller.ts';
 import { startDecoratorController } from './decorator/decorator-controller.ts';
 import type { RunningController } from './engine-loop.ts';
@@ -40,6 +43,8 @@ interface ControllerKind<C extends { spec: { hooks: ControllerHooks } }> {
   start(host: Host, controller: C, signal: AbortSignal, sources: ExpressionSources): Promise<RunningController>;
   /** The parents the controller claims, for kinds that may have only one controller per parent. */
   claimOf?(controller: C, obj: KubeObject): ParentClaim;
+  /** What a started controller does differently from what its spec asks, as discovery shows. */
+  warningsOf?(host: Host, controller: C): FieldProblem[];
 }
 
 interface ControllerHooks {
@@ -54,14 +59,24 @@ const COMPOSITE = {
     const { apiVersion, resource, labelSelector } = controller.spec.parentResource;
     return { name: obj.metadata.name ?? '', apiVersion, resource, selector: labelSelector };
   },
+  warningsOf: (host, controller) => {
+    const { apiVersion, resource } = controller.spec.parentResource;
+    // A built-in type's status is Kubernetes' own, not the controller's: nothing to say there.
+    if (isBuiltInGroup(groupOf(apiVersion)) || resolveResource(host, apiVersion, resource).subresources.includes('status')) return [];
+    return [{ path: 'spec.parentResource.resource', message: `${resource}.${apiVersion} has no status subresource: its parents are synced, but the hook's status is never written` }];
+  },
 } satisfies ControllerKind<CompositeController>;
 const DECORATOR = {
   kind: 'DecoratorController', resource: 'decoratorcontrollers', parse: parseDecoratorController, start: startDecoratorController,
 } satisfies ControllerKind<DecoratorController>;
 
-interface Engine {
+/** One version of a controller object's spec. */
+interface SpecVersion {
   uid: string | undefined;
   generation: number | undefined;
+}
+
+interface Engine extends SpecVersion {
   running: RunningController;
 }
 
@@ -77,6 +92,8 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
   if (!type) return;
   const lease = host.informers.acquire(type);
   const engines = new Map<string, Engine>();
+  /** The spec each controller last failed to start with: its retries say `Starting` only once. */
+  const failedStarts = new Map<string, SpecVersion>();
   const queue = new WorkQueue({ clock: host.clock });
   const sourceChanged = new Set<string>();
   const sources = createExpressionSources(host, (name) => {
@@ -103,7 +120,7 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     }
   };
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> => reconcileController({
-    ...options, kind, engines, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
+    ...options, kind, engines, failedStarts, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
   }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
@@ -133,6 +150,7 @@ async function waitForResource(host: Host, resource: string, signal: AbortSignal
 interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends MetaControllerOptions {
   kind: ControllerKind<C>;
   engines: Map<string, Engine>;
+  failedStarts: Map<string, SpecVersion>;
   sources: ExpressionSources;
   /** Controllers whose ConfigMap-held expression changed since their engine started. */
   sourceChanged: Set<string>;
@@ -172,6 +190,7 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
   await stopIfStale(input, name, obj);
   if (!isWanted(input, obj) || !parsed) {
     input.blocked.delete(name);
+    input.failedStarts.delete(name);
     return {};
   }
   if (!parsed.ok && !engines.has(name)) {
@@ -182,7 +201,7 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
   if (!parsed.ok) return {};
   await yieldToOwner(input, name, obj, parsed.value);
   if (engines.has(name)) return {};
-  await startEngine(input, name, obj, parsed.value);
+  await startEngine(input, name, obj, parsed);
   return {};
 }
 
@@ -207,16 +226,20 @@ async function yieldToOwner<C extends { spec: { hooks: ControllerHooks } }>(inpu
   throw new TerminalError(`${input.kind.kind} ${name}: ${message}`);
 }
 
-async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject, controller: C): Promise<void> {
+async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
+  input: ReconcileInput<C>, name: string, obj: KubeObject, parsed: { value: C; warnings: FieldProblem[] },
+): Promise<void> {
   const { host } = input;
-  host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
+  const version = { uid: obj.metadata.uid, generation: obj.metadata.generation };
+  if (!sameSpec(input.failedStarts.get(name), version)) host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
   try {
     // Its writes take turns with other controllers' for the client rate limit (engine/fair-throttle.ts).
     const own = { ...host, writer: host.writerFor(`${input.kind.kind}/${name}`) };
-    const running = await input.kind.start(own, controller, input.signal, input.sources);
-    input.engines.set(name, { uid: obj.metadata.uid, generation: obj.metadata.generation, running });
+    const running = await input.kind.start(own, parsed.value, input.signal, input.sources);
+    input.engines.set(name, { ...version, running });
   } catch (err) {
     input.unclaim(name);
+    input.failedStarts.set(name, version);
     await notReady(input, obj, { reason: notReadyReason(err), message: errorChain(err).join(': ') });
     // A resource missing from discovery may be a CRD applied a moment ago: look again before the retry.
     if (err instanceof ResourceNotFoundError) await host.refreshDiscovery().catch(() => undefined);
@@ -226,8 +249,27 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(input
     const permanent = err instanceof JsonataCompileError || err instanceof ReferenceNotAllowedError;
     throw permanent ? new TerminalError(err.message, { cause: err }) : err;
   }
+  input.failedStarts.delete(name);
   host.events.record(obj, { type: 'Normal', reason: 'Started', message: 'Started controller' });
-  await setReady(host, obj, { status: 'True', reason: 'Started', message: 'the controller is running' });
+  await announceRunning(host, obj, [...parsed.warnings, ...(input.kind.warningsOf?.(host, parsed.value) ?? [])]);
+}
+
+function sameSpec(a: SpecVersion | undefined, b: SpecVersion): boolean {
+  return a !== undefined && a.uid === b.uid && a.generation === b.generation;
+}
+
+/**
+ * `Ready=True` on a running controller. One that runs other than its spec says stays Ready (it
+ * works), with reason `StartedWithWarnings` and a `SpecWarning` event naming each field.
+ */
+async function announceRunning(host: Host, obj: KubeObject, warnings: FieldProblem[]): Promise<void> {
+  if (warnings.length === 0) {
+    await setReady(host, obj, { status: 'True', reason: 'Started', message: 'the controller is running' });
+    return;
+  }
+  const said = warnings.map(formatProblem).join('; ');
+  host.events.record(obj, { type: 'Warning', reason: 'SpecWarning', message: said });
+  await setReady(host, obj, { status: 'True', reason: 'StartedWithWarnings', message: `the controller is running; ${said}` });
 }
 
 function notReadyReason(err: unknown): string {
