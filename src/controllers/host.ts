@@ -3,6 +3,7 @@
  * the clock, metrics and logging, and the settings from the command line.
  */
 import type { Logger } from 'pino';
+import { closestMatch } from '../api/index.ts';
 import type { Clock } from '../engine/index.ts';
 import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, ResourceType } from '../kube/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
@@ -53,7 +54,19 @@ export class ResourceNotFoundError extends Error {
  * field path that names it (`spec.childResources[0]`), put in front of the message when given.
  */
 export function resolveResource(host: Host, apiVersion: string, resource: string, where?: string): ResourceType {
-  const type = host.discovery().byResource(apiVersion, resource);
+  const discovery = host.discovery();
+  const type = discovery.byResource(apiVersion, resource);
   if (type) return type;
-  throw new ResourceNotFoundError(`${where ? `${where}: ` : ''}discovery does not know resource "${resource}" in apiVersion "${apiVersion}" (yet)`);
+  throw new ResourceNotFoundError(`${where ? `${where}: ` : ''}discovery does not know resource "${resource}" in apiVersion "${apiVersion}" (yet)${nearMiss(discovery, apiVersion, resource)}`);
+}
+
+/** A did-you-mean for a misspelt resource, or for a misspelt group version that serves it. */
+function nearMiss(discovery: DiscoverySnapshot, apiVersion: string, resource: string): string {
+  const served = discovery.resourcesIn(apiVersion);
+  if (served.length > 0) {
+    const meant = closestMatch(resource, served);
+    return meant ? `; did you mean "${meant}"?` : '';
+  }
+  const meantVersion = closestMatch(apiVersion, discovery.apiVersions().filter((v) => discovery.byResource(v, resource)));
+  return meantVersion ? `; did you mean apiVersion "${meantVersion}"?` : '';
 }

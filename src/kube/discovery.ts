@@ -25,6 +25,10 @@ export interface DiscoverySnapshot {
   byResource(apiVersion: string, resource: string): ResourceType | undefined;
   /** The type whose kind is `kind` in `apiVersion`, if any (for objects a hook returns). */
   byKind(apiVersion: string, kind: string): ResourceType | undefined;
+  /** The resources served in `apiVersion` (none when it is not served), for did-you-mean hints. */
+  resourcesIn(apiVersion: string): string[];
+  /** Every served group version. */
+  apiVersions(): string[];
   readonly size: number;
 }
 
@@ -49,6 +53,8 @@ export function snapshotOf(types: readonly ResourceType[]): DiscoverySnapshot {
   return {
     byResource: (apiVersion, resource) => byResource.get(`${apiVersion}|${resource}`),
     byKind: (apiVersion, kind) => byKind.get(`${apiVersion}|${kind}`),
+    resourcesIn: (apiVersion) => types.filter((t) => t.apiVersion === apiVersion).map((t) => t.resource),
+    apiVersions: () => [...new Set(types.map((t) => t.apiVersion))],
     size: types.length,
   };
 }
