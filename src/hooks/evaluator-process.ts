@@ -4,7 +4,7 @@
  * processes is the pool's business (`evaluator-pool.ts`).
  */
 import { fork } from 'node:child_process';
-import { NO_RESPONSE_CODE } from './hook-observer.ts';
+import { NO_RESPONSE } from './hook-observer.ts';
 import { readReply, type EvaluatorReply, type EvaluatorRequest, type ExpressionDefinition, type WireFailure } from './evaluator-protocol.ts';
 
 /** How much of a process's stderr is kept: its last words explain a crash. */
@@ -75,7 +75,7 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
 export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { killedAtDeadline: boolean; heapMiB: number }): WireFailure {
   const label = `${definition.hook} hook`;
   if (end.killedAtDeadline) {
-    return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE_CODE };
+    return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE.timeout };
   }
   return { kind: 'hook', message: crashMessage(label, end), code: '500' };
 }

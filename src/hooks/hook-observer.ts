@@ -9,16 +9,22 @@
  */
 
 /**
- * `code` when no HTTP response was read (connection refused, timeout, abort, oversize body).
+ * `code` when no answer was read: the call ran out of time (`timeout`), loom gave up on it (`aborted`,
+ * at shutdown), or it failed otherwise (`error`: connection refused or reset, TLS, an oversize body).
  * Metacontroller's promhttp transport counts and times only requests that got a response, so an adapter
- * that wants identical series skips the counter and histogram for this code (but still decrements the
+ * that wants identical series skips the counter and histogram for these (but still decrements the
  * in-flight gauge).
  */
-export const NO_RESPONSE_CODE = 'error';
+export const NO_RESPONSE = { timeout: 'timeout', aborted: 'aborted', error: 'error' } as const;
+
+/** Whether `code` is an HTTP status, that is, the hook answered (even with an error). */
+export function isAnswered(code: string): boolean {
+  return /^\d{3}$/.test(code);
+}
 
 /** The end of one request. */
 export interface HookRequestOutcome {
-  /** HTTP status as a decimal string (`"200"`, `"429"`), or {@link NO_RESPONSE_CODE}. */
+  /** HTTP status as a decimal string (`"200"`, `"429"`), or one of {@link NO_RESPONSE}. */
   code: string;
   /** From just before the request is sent until the response body is read or the call fails. */
   durationSeconds: number;

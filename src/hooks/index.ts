@@ -6,7 +6,7 @@
  */
 export { HookError, HookRetryAfterError } from './hook-error.ts';
 export { describeStatus, excerpt } from './hook-answer-text.ts';
-export { NO_RESPONSE_CODE, type HookObserver, type HookRequestOutcome } from './hook-observer.ts';
+export { isAnswered, NO_RESPONSE, type HookObserver, type HookRequestOutcome } from './hook-observer.ts';
 export type { HookKind, HookRunner } from './hook-runner.ts';
 export {
   createWebhookRunner,

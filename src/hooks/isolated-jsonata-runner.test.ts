@@ -164,12 +164,12 @@ describe('isolated JSONata runner: calls that do not run', () => {
 });
 
 describe('isolated JSONata runner: observer', () => {
-  it('counts answers 200, expression failures 500 and killed calls as no response', async () => {
+  it('counts answers 200, expression failures 500 and calls killed at their deadline as timeout', async () => {
     const outcomes: HookRequestOutcome[] = [];
     const observer = { requestStarted: () => undefined, requestFinished: (o: HookRequestOutcome) => void outcomes.push(o) };
     await hook('{}', { observer }).call(request, never);
     await hook('$error("x")', { observer }).call(request, never).catch(() => undefined);
     await hook(HOSTILE.backtracking, { observer, timeoutMs: 200 }).call(request, never).catch(() => undefined);
-    expect(outcomes.map((o) => o.code)).toEqual(['200', '500', 'error']);
+    expect(outcomes.map((o) => o.code)).toEqual(['200', '500', 'timeout']);
   });
 });

@@ -6,7 +6,7 @@
  * the controller starts, exactly as in-process.
  */
 import { HookError } from './hook-error.ts';
-import { NO_RESPONSE_CODE } from './hook-observer.ts';
+import { NO_RESPONSE } from './hook-observer.ts';
 import type { HookRunner } from './hook-runner.ts';
 import { fromWireFailure } from './evaluator-protocol.ts';
 import type { EvaluatorPool, PooledExpression } from './evaluator-pool.ts';
@@ -56,9 +56,10 @@ async function evaluate(pooled: PooledExpression, options: JsonataHookOptions, r
   const { hook, clock, observer } = options;
   const started = clock.now();
   observer?.requestStarted();
-  let code = NO_RESPONSE_CODE;
+  let code: string = NO_RESPONSE.error;
   try {
     const answer = await pooled.evaluate(request, signal, inputKey(request)).catch((error: unknown) => {
+      if (signal.aborted) code = NO_RESPONSE.aborted;
       throw unanswered(hook, error, signal);
     });
     if ('response' in answer) {

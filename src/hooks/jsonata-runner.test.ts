@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { systemClock } from '../engine/clock.ts';
 import { HookError } from './hook-error.ts';
-import { NO_RESPONSE_CODE, type HookRequestOutcome } from './hook-observer.ts';
+import { NO_RESPONSE, type HookRequestOutcome } from './hook-observer.ts';
 import { JsonataCompileError, JsonataEvaluationError } from './jsonata-errors.ts';
 import { CLOCK_CHECK_INTERVAL } from './jsonata-budget.ts';
 import { compileJsonataHook, DEFAULT_JSONATA_MAX_DEPTH, type JsonataHookOptions } from './jsonata-runner.ts';
@@ -272,7 +272,7 @@ describe('JSONata runner: observer', () => {
     ['a result', '{}', '200'],
     ['a runtime error', '$error("x")', '500'],
     ['an invalid result', '[1]', '500'],
-    ['a timeout', LONG, NO_RESPONSE_CODE],
+    ['a timeout', LONG, NO_RESPONSE.timeout],
   ])('reports %s with code %s', async (_name, expression, code) => {
     const events: (string | HookRequestOutcome)[] = [];
     const observer = { requestStarted: () => events.push('started'), requestFinished: (o: HookRequestOutcome) => events.push(o) };

@@ -28,7 +28,7 @@
 import { setFlagsFromString } from 'node:v8';
 import jsonata from 'jsonata';
 import { HookError } from './hook-error.ts';
-import { NO_RESPONSE_CODE, type HookObserver } from './hook-observer.ts';
+import { NO_RESPONSE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
 import { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
 import { evaluationBudget, type BudgetStop, type EvaluationBudget, type GuardrailOptions } from './jsonata-budget.ts';
@@ -158,9 +158,9 @@ function evaluationError(config: RunnerConfig, error: unknown): JsonataEvaluatio
 function failureOf(config: RunnerConfig, error: unknown, stopped: BudgetStop | undefined, signal: AbortSignal): { error: HookError; code: string } {
   switch (stopped) {
     case 'abort':
-      return { error: new HookError(`${config.label}: JSONata evaluation aborted by the caller`, { cause: signal.reason }), code: NO_RESPONSE_CODE };
+      return { error: new HookError(`${config.label}: JSONata evaluation aborted by the caller`, { cause: signal.reason }), code: NO_RESPONSE.aborted };
     case 'timeout':
-      return { error: new HookError(`${config.label}: JSONata evaluation timed out after ${config.timeoutMs} ms`, { cause: error }), code: NO_RESPONSE_CODE };
+      return { error: new HookError(`${config.label}: JSONata evaluation timed out after ${config.timeoutMs} ms`, { cause: error }), code: NO_RESPONSE.timeout };
     default:
       if (isTooDeep(error)) {
         return { error: new HookError(`${config.label}: JSONata evaluation exceeded the maximum depth of ${config.maxDepth}`, { cause: error }), code: '500' };
@@ -216,7 +216,7 @@ async function evaluate(compiled: Compiled, config: RunnerConfig, request: unkno
  *   that is not a JSON object (a function, a number JSON cannot carry, an array or string at the top).
  *
  * The observer sees each call as a request: code `200` on success, `500` for an expression that failed,
- * {@link NO_RESPONSE_CODE} for a timeout or abort (as the webhook runner counts them).
+ * `timeout` or `aborted` ({@link NO_RESPONSE}) for a call that got no answer (as the webhook runner counts them).
  *
  * Also lets V8 bound regular expression backtracking, process-wide (see `boundRegexBacktracking`).
  */

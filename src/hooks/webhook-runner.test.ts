@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HookError, HookRetryAfterError } from './hook-error.ts';
-import { NO_RESPONSE_CODE, type HookRequestOutcome } from './hook-observer.ts';
+import { NO_RESPONSE, type HookRequestOutcome } from './hook-observer.ts';
 import { closedPort, hookServers, readRequest } from './hook-server.test-support.ts';
 import { createWebhookRunner, type WebhookRunnerOptions } from './webhook-runner.ts';
 
@@ -244,11 +244,26 @@ describe('webhook runner: observer', () => {
     expect(events).toEqual(['started', { code: String(status), durationSeconds: 0.25 }]);
   });
 
-  it('reports a request without a response as NO_RESPONSE_CODE', async () => {
+  it('reports a request that got no response (connection refused) with code error', async () => {
     const { events, clock: stepping, observer } = recorder();
     const url = `http://127.0.0.1:${await closedPort()}/sync`;
     await failure(runner(url, { clock: stepping, observer }).call(request, new AbortController().signal));
-    expect(events).toEqual(['started', { code: NO_RESPONSE_CODE, durationSeconds: 0.25 }]);
+    expect(events).toEqual(['started', { code: NO_RESPONSE.error, durationSeconds: 0.25 }]);
+  });
+
+  it('reports a request that timed out with code timeout, and one the caller aborted with code aborted', async () => {
+    const base = await servers.fastify((app) => {
+      app.post('/sync', () => new Promise(() => undefined));
+    });
+    const timedOut = recorder();
+    await failure(runner(`${base}/sync`, { observer: timedOut.observer, timeoutMs: 50 }).call(request, new AbortController().signal));
+    expect(timedOut.events[1]).toMatchObject({ code: NO_RESPONSE.timeout });
+    const aborted = recorder();
+    const caller = new AbortController();
+    const call = runner(`${base}/sync`, { observer: aborted.observer }).call(request, caller.signal);
+    caller.abort(new Error('shutting down'));
+    await failure(call);
+    expect(aborted.events[1]).toMatchObject({ code: NO_RESPONSE.aborted });
   });
 });
 

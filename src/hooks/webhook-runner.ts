@@ -10,7 +10,7 @@ import type { ETagConfig } from '../api/controller-spec.ts';
 import { createETagCache, etagKeyOf, type ETagCache, type ETagEntry } from './etag-cache.ts';
 import { describeStatus, excerpt } from './hook-answer-text.ts';
 import { HookError, HookRetryAfterError } from './hook-error.ts';
-import { NO_RESPONSE_CODE, type HookObserver } from './hook-observer.ts';
+import { NO_RESPONSE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
 import { httpPost, type HttpResponse } from './http-post.ts';
 import { parseRetryAfter } from './retry-after.ts';
@@ -132,7 +132,7 @@ async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSigna
   const headers = sent.cached ? { ...sent.prepared.headers, 'If-None-Match': sent.cached.etag } : sent.prepared.headers;
   config.observer?.requestStarted();
   const started = config.clock.now();
-  let code = NO_RESPONSE_CODE;
+  let code: string | undefined;
   try {
     const response = await httpPost({
       url: config.url, body: sent.body, signal: signals.any, maxResponseBytes: config.maxResponseBytes, headers, agent: sent.prepared.agent,
@@ -142,8 +142,14 @@ async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSigna
   } catch (cause) {
     throw transportFailure(config, cause, signals);
   } finally {
-    config.observer?.requestFinished({ code, durationSeconds: (config.clock.now() - started) / 1000 });
+    config.observer?.requestFinished({ code: code ?? noResponseCode(signals), durationSeconds: (config.clock.now() - started) / 1000 });
   }
+}
+
+/** Why a request got no response, for the metrics. */
+function noResponseCode(signals: CallSignals): string {
+  if (signals.timeout.aborted) return NO_RESPONSE.timeout;
+  return signals.caller.aborted ? NO_RESPONSE.aborted : NO_RESPONSE.error;
 }
 
 function parseJson(config: RunnerConfig, body: Buffer, what: string): unknown {

@@ -53,3 +53,31 @@ describe('hook metrics url label', () => {
     expect(values).toEqual([{ labels: { url: 'http://hook/customize', controller_name: 'web', controller_type: 'CompositeController', code: '200', method: 'post' }, value: 2 }]);
   });
 });
+
+describe('hook calls without an answer', () => {
+  const finished = (metrics: Metrics, codes: string[]): void => {
+    const observer = metrics.hookObserver({ hook: 'sync', url: 'http://hook/sync', controller });
+    for (const code of codes) {
+      observer.requestStarted();
+      observer.requestFinished({ code, durationSeconds: 0.5 });
+    }
+  };
+  const valuesOf = async (metrics: Metrics, name: string) => (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+
+  it('are counted in loom_hook_requests_total by result, so a dead or hanging hook shows on a dashboard', async () => {
+    const metrics = createMetrics();
+    finished(metrics, ['200', '500', 'error', 'error', 'timeout', 'aborted']);
+    const byResult = Object.fromEntries((await valuesOf(metrics, 'loom_hook_requests_total')).map((v) => [String(v.labels.result), v.value]));
+    expect(byResult).toEqual({ answered: 2, error: 2, timeout: 1, aborted: 1 });
+    const labels = (await valuesOf(metrics, 'loom_hook_requests_total'))[0]?.labels;
+    expect(labels).toMatchObject({ hook: 'sync', url: 'http://hook/sync', controller: 'web', controller_type: 'CompositeController' });
+  });
+
+  it('stay out of the Metacontroller series, which count only answered requests as Metacontroller does', async () => {
+    const metrics = createMetrics();
+    finished(metrics, ['200', 'error', 'timeout', 'aborted']);
+    const codes = (await valuesOf(metrics, 'metacontroller_sync_requests_total')).map((v) => v.labels.code);
+    expect(codes).toEqual(['200']);
+    expect((await valuesOf(metrics, 'metacontroller_sync_in_flight_requests'))[0]?.value).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@
  * keep working) and loom's own `loom_*` series for reconciles, queues and applies.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { HookObserver } from '../hooks/index.ts';
+import { isAnswered, type HookObserver } from '../hooks/index.ts';
 import { hookUrlLabel } from './hook-url-label.ts';
 
 /** Which controller a series belongs to. */
@@ -51,6 +51,12 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const hooks = { sync: hookMetrics(registry, 'sync'), finalize: hookMetrics(registry, 'finalize'), customize: hookMetrics(registry, 'customize') };
+  // Metacontroller's series count only answered requests; this one counts every call, so a hook that
+  // refuses connections or hangs shows up (result `error`, `timeout`), not just a silent gap.
+  const hookCalls = new Counter({
+    name: 'loom_hook_requests_total', help: 'Hook calls by result: answered (any HTTP status), timeout, aborted or error (no answer: refused, reset, TLS).',
+    labelNames: ['controller', 'controller_type', 'hook', 'url', 'result'], registers: [registry],
+  });
   const reconciles = new Counter({ name: 'loom_reconcile_total', help: 'Reconciles by outcome.', labelNames: ['controller', 'controller_type', 'result'], registers: [registry] });
   const reconcileSeconds = new Histogram({ name: 'loom_reconcile_duration_seconds', help: 'Time per reconcile.', labelNames: ['controller', 'controller_type'], registers: [registry] });
   const applies = new Counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'], registers: [registry] });
@@ -68,11 +74,14 @@ export function createMetrics(): Metrics {
     hookObserver({ hook, url, controller }) {
       const m = hooks[hook];
       const labels = { url: hookUrlLabel(url), controller_name: controller.controller, controller_type: controller.type };
+      const callLabels = { controller: controller.controller, controller_type: controller.type, hook, url: labels.url };
       return {
         requestStarted: () => m.inFlight.inc(labels),
         requestFinished: ({ code, durationSeconds }) => {
           m.inFlight.dec(labels);
-          if (code === 'error') return; // Metacontroller counts only requests that got an answer.
+          const answered = isAnswered(code);
+          hookCalls.inc({ ...callLabels, result: answered ? 'answered' : code });
+          if (!answered) return; // Metacontroller counts only requests that got an answer.
           m.requests.inc({ ...labels, code, method: 'post' });
           m.duration.observe({ ...labels, method: 'post' }, durationSeconds);
         },
