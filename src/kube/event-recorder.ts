@@ -1,9 +1,13 @@
 /**
  * Kubernetes Events about objects (`SyncError` on a parent, `Started` on a controller), written in
  * the background: an event that cannot be written is logged, never allowed to fail a reconcile.
+ * Repeats are aggregated as client-go does (see `event-correlator.ts`): an event seen before raises the
+ * `count` of the Event already written instead of adding another object to etcd.
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
+import { createEventCorrelator, type EventWrite } from './event-correlator.ts';
+import { isNotFound } from './kube-api-error.ts';
 import type { RestClient } from './rest-client.ts';
 
 /** One event to record. */
@@ -34,30 +38,48 @@ export interface EventRecorderOptions {
   allow?: ((objectKey: string) => boolean) | undefined;
 }
 
-/** Events of cluster-scoped objects go to `default`, as kubectl and client-go do. */
-const CLUSTER_EVENTS_NAMESPACE = 'default';
-/** Kubernetes rejects longer event messages. */
-const MAX_MESSAGE = 1024;
-
 /** Creates a recorder. */
 export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
   const { client, component, logger } = options;
+  const query = { fieldManager: options.fieldManager };
+  const correlator = createEventCorrelator({ component, now: options.now });
+  /** The tail of the writes of each group of similar events still in flight. */
+  const inFlight = new Map<string, Promise<void>>();
+
+  const create = async (write: EventWrite): Promise<void> => {
+    const { namespace } = write.event.metadata;
+    const created = await client.request<{ metadata: { name: string } }>({ method: 'POST', path: `/api/v1/namespaces/${namespace}/events`, query, body: write.event });
+    correlator.created(write.key, created.metadata.name);
+  };
+  const send = async (write: EventWrite): Promise<void> => {
+    if (write.action === 'create') return create(write);
+    try {
+      await client.request({
+        method: 'PATCH', path: `/api/v1/namespaces/${write.namespace}/events/${write.name}`, query,
+        contentType: 'application/strategic-merge-patch+json', body: write.patch,
+      });
+    } catch (err) {
+      // The Event expired (the API server's event TTL) or was deleted: write it anew.
+      if (!isNotFound(err)) throw err;
+      await create(write);
+    }
+  };
+
   return {
     record(obj, event) {
       const { namespace, name = '', uid, resourceVersion } = obj.metadata;
       if (options.allow && !options.allow(`${obj.apiVersion}/${obj.kind}/${namespace ?? ''}/${name}`)) return;
-      const eventNamespace = namespace ?? CLUSTER_EVENTS_NAMESPACE;
-      const time = new Date(options.now()).toISOString();
-      const body = {
-        apiVersion: 'v1', kind: 'Event',
-        metadata: { generateName: `${name}.`, namespace: eventNamespace },
-        involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion },
-        type: event.type, reason: event.reason, message: event.message.slice(0, MAX_MESSAGE),
-        source: { component }, reportingComponent: component, reportingInstance: component,
-        firstTimestamp: time, lastTimestamp: time, count: 1,
-      };
-      client.request({ method: 'POST', path: `/api/v1/namespaces/${eventNamespace}/events`, query: { fieldManager: options.fieldManager }, body })
-        .catch((err: unknown) => logger.warn({ err, reason: event.reason, object: `${namespace ?? ''}/${name}` }, 'could not record event'));
+      const occurrence = { ...event, involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
+      // One write at a time per group of similar events: a repeat is decided only once the write before
+      // it has answered, so it patches the Event that write created rather than creating a second one.
+      const group = correlator.groupOf(occurrence);
+      const write = (inFlight.get(group) ?? Promise.resolve())
+        .then(() => send(correlator.correlate(occurrence)))
+        .catch((err: unknown) => logger.warn({ err, reason: event.reason, object: `${namespace ?? ''}/${name}` }, 'could not record event'))
+        .finally(() => {
+          if (inFlight.get(group) === write) inFlight.delete(group);
+        });
+      inFlight.set(group, write);
     },
   };
 }
