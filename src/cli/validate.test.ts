@@ -220,3 +220,50 @@ describe('formatValidation', () => {
     expect(formatValidation({ ...empty, problems: ['f: (yaml): syntax error'] })).toBe('f: (yaml): syntax error\n1 problem, 0 warnings in 0 controllers\n');
   });
 });
+
+describe('validateFiles: objects a JSONata hook builds', () => {
+  const greetingCrd = JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'salutations.example.com' },
+    spec: { group: 'example.com', scope: 'Namespaced', names: { plural: 'salutations', kind: 'Greeting' }, versions: [{ name: 'v1', served: true, storage: true }] },
+  });
+  const returning = (object: string, childResources: object[]): string => composite({
+    childResources,
+    hooks: { sync: { jsonata: { expression: `{\n  "children": [\n    ${object}\n  ]\n}` } } },
+  });
+  const secret = '{ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": parent.metadata.name } }';
+
+  it('reports a literal child of a kind the controller does not declare, with where it is and what to add', async () => {
+    const result = await validateOne('c.yaml', returning(secret, [{ apiVersion: 'v1', resource: 'configmaps' }]));
+    expect(result.problems).toEqual([
+      'c.yaml: spec.hooks.sync.jsonata.expression: line 3, column 5: a Secret (v1) is not among spec.childResources, so loom would refuse every sync that returns one; add { apiVersion: v1, resource: secrets } to spec.childResources',
+    ]);
+  });
+
+  it('accepts a declared kind, also under another version of its group', async () => {
+    const deployment = '{ "apiVersion": "apps/v1", "kind": "Deployment", "metadata": { "name": "d" } }';
+    expect((await validateOne('c.yaml', returning(deployment, [{ apiVersion: 'apps/v1beta1', resource: 'deployments' }]))).problems).toEqual([]);
+  });
+
+  it('reads the kind of a custom child type from a CRD in another file of the set', async () => {
+    const greeting = '{ "apiVersion": "example.com/v1", "kind": "Greeting", "metadata": { "name": "g" } }';
+    const controller = returning(greeting, [{ apiVersion: 'example.com/v1', resource: 'salutations' }]);
+    const withCrd = await validateFiles(['c.yaml', 'crd.yaml'], memoryFiles({ 'c.yaml': controller, 'crd.yaml': greetingCrd }));
+    expect(withCrd.problems).toEqual([]);
+    // Without the CRD, the regular plural (greetings) is all there is to go by.
+    expect((await validateOne('c.yaml', controller)).problems).toHaveLength(1);
+  });
+
+  it('checks a DecoratorController\'s attachments the same way', async () => {
+    const decorator = JSON.stringify({
+      apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata: { name: 'd' },
+      spec: {
+        resources: [{ apiVersion: 'apps/v1', resource: 'statefulsets' }],
+        attachments: [{ apiVersion: 'v1', resource: 'services' }],
+        hooks: { sync: { jsonata: { expression: `{ "attachments": [${secret}] }` } } },
+      },
+    });
+    expect((await validateOne('d.yaml', decorator)).problems).toEqual([
+      expect.stringContaining('d.yaml: spec.hooks.sync.jsonata.expression: line 1, column 19: a Secret (v1) is not among spec.attachments') as string,
+    ]);
+  });
+});

@@ -20,9 +20,11 @@ import {
   parseCompositeController,
   parseDecoratorController,
   type FieldProblem,
+  type KubeObject,
   type ParseResult,
   isRecord,
 } from '../api/index.ts';
+import { undeclaredChildren } from './undeclared-children.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
 export interface ValidationResult {
@@ -82,15 +84,19 @@ function fromParse(result: ParseResult<unknown>): DocumentReport {
   return { problems: result.ok ? [] : [...result.problems], warnings: [...result.warnings] };
 }
 
-function checkComposite(doc: unknown): DocumentReport {
-  const report = fromParse(parseCompositeController(doc));
+function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentReport {
+  const parsed = parseCompositeController(doc);
+  const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, COMPOSITE_HOOKS));
+  if (parsed.ok) report.problems.push(...undeclaredChildren({ field: 'childResources', rules: parsed.value.spec.childResources, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
-function checkDecorator(doc: unknown): DocumentReport {
-  const report = fromParse(parseDecoratorController(doc));
+function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentReport {
+  const parsed = parseDecoratorController(doc);
+  const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, DECORATOR_HOOKS));
+  if (parsed.ok) report.problems.push(...undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
@@ -105,10 +111,10 @@ const CONTROLLER_KINDS = [KINDS.compositeController.kind, KINDS.decoratorControl
  * kind is one (in whatever group: the parser then names the group it must be in), or when its kind is
  * near one (`CompositeControler`): a misspelt controller is reported, not skipped as "not a controller".
  */
-function checkDocument(doc: unknown): DocumentReport | undefined {
+function checkDocument(doc: unknown, crds: readonly KubeObject[]): DocumentReport | undefined {
   const kind = at(doc, 'kind');
-  if (kind === KINDS.compositeController.kind) return checkComposite(doc);
-  if (kind === KINDS.decoratorController.kind) return checkDecorator(doc);
+  if (kind === KINDS.compositeController.kind) return checkComposite(doc, crds);
+  if (kind === KINDS.decoratorController.kind) return checkDecorator(doc, crds);
   const meant = typeof kind === 'string' ? closestMatch(kind, CONTROLLER_KINDS) : undefined;
   if (meant === undefined) return undefined;
   return { problems: [{ path: 'kind', message: `"${String(kind)}" is not a kind loom runs; did you mean "${meant}"?` }], warnings: [] };
@@ -133,25 +139,27 @@ function emptyResult(): ValidationResult {
   return { problems: [], warnings: [], checked: 0, skipped: 0 };
 }
 
-async function validateFile(file: string, read: ReadTextFile): Promise<ValidationResult> {
-  const result = emptyResult();
+/** One file's YAML documents, or the one problem that keeps them from being read. */
+type FileDocuments = { file: string; docs: unknown[] } | { file: string; problem: string };
+
+async function readDocuments(file: string, read: ReadTextFile): Promise<FileDocuments> {
   let text: string;
   try {
     text = await read(file);
   } catch (error) {
     // A file that cannot be read is one problem; the other files are still checked.
-    result.problems.push(`${file}: (read): ${messageOf(error)}`);
-    return result;
+    return { file, problem: `${file}: (read): ${messageOf(error)}` };
   }
   const parsed = parseYaml(text);
-  if ('error' in parsed) {
-    result.problems.push(`${file}: (yaml): ${parsed.error}`);
-    return result;
-  }
-  const numbered = parsed.docs.filter((doc) => doc !== null && doc !== undefined).length > 1;
-  parsed.docs.forEach((doc, i) => {
+  return 'error' in parsed ? { file, problem: `${file}: (yaml): ${parsed.error}` } : { file, docs: parsed.docs };
+}
+
+function validateDocuments(file: string, docs: readonly unknown[], crds: readonly KubeObject[]): ValidationResult {
+  const result = emptyResult();
+  const numbered = docs.filter((doc) => doc !== null && doc !== undefined).length > 1;
+  docs.forEach((doc, i) => {
     if (doc === null || doc === undefined) return;
-    const report = checkDocument(doc);
+    const report = checkDocument(doc, crds);
     if (report === undefined) return void result.skipped++;
     result.checked++;
     const prefix = `${file}: ${numbered ? `[${i}] ` : ''}`;
@@ -159,6 +167,10 @@ async function validateFile(file: string, read: ReadTextFile): Promise<Validatio
     result.warnings.push(...report.warnings.map((p) => `warning: ${prefix}${formatProblem(p)}`));
   });
   return result;
+}
+
+function isCrd(doc: unknown): doc is KubeObject {
+  return at(doc, 'kind') === 'CustomResourceDefinition' && isRecord(at(doc, 'metadata'));
 }
 
 /**
@@ -176,12 +188,18 @@ async function validateFile(file: string, read: ReadTextFile): Promise<Validatio
  *   warnings (unknown fields, unused hooks, raised values, ignored status checks) are warnings;
  * - every inline `jsonata.expression` compiles; errors give the line and column within the
  *   expression. Expressions from `configMapRef` live in the cluster and are not checked (no output);
+ * - every object an inline sync or finalize expression builds literally (a `kind` string beside
+ *   `apiVersion` and `metadata`) is of a declared child (attachment) type, as read from the CRDs in the
+ *   files given, the built-in types, or else the kind's regular plural;
  *
  * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
  * ConfigMap/Secret references resolve.
  */
 export async function validateFiles(paths: readonly string[], readTextFile: ReadTextFile = (p) => readFile(p, 'utf8')): Promise<ValidationResult> {
-  const perFile = await Promise.all(paths.map((path) => validateFile(path, readTextFile)));
+  const files = await Promise.all(paths.map((path) => readDocuments(path, readTextFile)));
+  // A controller's CRDs often come in another file of the same set: they say which kinds its rules name.
+  const crds = files.flatMap((f) => ('docs' in f ? f.docs.filter(isCrd) : []));
+  const perFile = files.map((f) => ('docs' in f ? validateDocuments(f.file, f.docs, crds) : { ...emptyResult(), problems: [f.problem] }));
   const total = perFile.reduce((sum, one) => ({
     problems: [...sum.problems, ...one.problems],
     warnings: [...sum.warnings, ...one.warnings],

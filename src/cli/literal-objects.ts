@@ -1,0 +1,79 @@
+/**
+ * The objects a JSONata hook builds literally: every object constructor whose keys include
+ * `apiVersion`, `kind` and `metadata` and whose `kind` is a string literal. Those three keys together
+ * tell a Kubernetes object from a reference to one (an HPA's `scaleTargetRef` has `apiVersion` and
+ * `kind` but no `metadata`), so `loom validate` can check what a hook would create against what the
+ * controller declares, without running it.
+ */
+import jsonata from 'jsonata';
+
+/** One literal object: its kind, its apiVersion when that is a literal too, and where it starts. */
+export interface LiteralObject {
+  kind: string;
+  apiVersion?: string | undefined;
+  line: number;
+  column: number;
+}
+
+interface AstNode {
+  type?: string;
+  value?: unknown;
+  position?: number;
+  lhs?: unknown;
+}
+
+function isNode(value: unknown): value is AstNode {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The string literal of the `key` entry of an object constructor's `[key, value]` pairs, if any. */
+function literalEntry(pairs: readonly unknown[], key: string): string | undefined | null {
+  for (const pair of pairs) {
+    if (!Array.isArray(pair)) continue;
+    const [name, value] = pair as unknown[];
+    if (!isNode(name) || name.type !== 'string' || name.value !== key) continue;
+    return isNode(value) && value.type === 'string' && typeof value.value === 'string' ? value.value : null;
+  }
+  return undefined;
+}
+
+function hasKey(pairs: readonly unknown[], key: string): boolean {
+  return literalEntry(pairs, key) !== undefined;
+}
+
+/** Line and column (1-based) of `offset` in `text`. */
+function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, Math.max(0, offset));
+  const lines = before.split('\n');
+  return { line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 };
+}
+
+/** The object `node` builds when it is a literal Kubernetes object (see the module comment). */
+function literalObjectAt(node: AstNode, expression: string): LiteralObject | undefined {
+  if (node.type !== 'unary' || node.value !== '{' || !Array.isArray(node.lhs)) return undefined;
+  const pairs = node.lhs as unknown[];
+  const kind = literalEntry(pairs, 'kind');
+  if (typeof kind !== 'string' || !hasKey(pairs, 'apiVersion') || !hasKey(pairs, 'metadata')) return undefined;
+  // JSONata's position is just past the token that opened the object.
+  return { kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumn(expression, (node.position ?? 1) - 1) };
+}
+
+/** Every literal Kubernetes object in `expression`; none when it does not compile (that is reported elsewhere). */
+export function literalObjects(expression: string): LiteralObject[] {
+  let ast: unknown;
+  try {
+    ast = jsonata(expression).ast();
+  } catch {
+    return [];
+  }
+  const found: LiteralObject[] = [];
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(visit);
+    if (!isNode(value)) return;
+    const object = literalObjectAt(value, expression);
+    if (object) found.push(object);
+    Object.values(value).forEach(visit);
+  };
+  visit(ast);
+  return found;
+}
