@@ -14,9 +14,12 @@ import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
+import { runInit } from './init.ts';
 import { runRender } from './render.ts';
 import { formatValidation, validateFiles } from './validate.ts';
-import { logLevel, RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
+import { logSettings } from './log-settings.ts';
+import { textLogStream } from './pretty-log.ts';
+import { RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
 import { commandUsage, loomVersion, USAGE } from './usage.ts';
 
 /** Aborts when the process receives SIGINT or SIGTERM, so every command shuts down the same way. */
@@ -41,15 +44,18 @@ async function replicaIdentity(): Promise<ReplicaIdentity> {
   return { identity: `${hostname()}_${randomUUID()}`, podNamespace };
 }
 
-function logger(level: string): Logger {
-  return pino({ level }, pino.destination(2));
+/** The logger of `run` and `dev`: JSON on stderr, or text when a person reads it (see log-settings.ts). */
+function logger(values: ReadonlyMap<string, string>): Logger {
+  const { level, format, colors } = logSettings(values, {
+    level: process.env.LOOM_LOG_LEVEL, terminal: process.stderr.isTTY, noColor: process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '',
+  });
+  return pino({ level }, format === 'text' ? textLogStream(process.stderr, colors) : pino.destination(2));
 }
 
 async function command(name: string, values: ReadonlyMap<string, string>, args: readonly string[]): Promise<number> {
-  const level = logLevel(values, process.env.LOOM_LOG_LEVEL ?? 'info');
   switch (name) {
     case 'run': {
-      const running = await runLoom({ config: runConfig(values, await replicaIdentity(), kubeEnvironment()), logger: logger(level), signal: abortOnSignals() });
+      const running = await runLoom({ config: runConfig(values, await replicaIdentity(), kubeEnvironment()), logger: logger(values), signal: abortOnSignals() });
       await running.done;
       return 0;
     }
@@ -69,7 +75,7 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
       return result.problems.length > 0 ? 1 : 0;
     }
     case 'dev':
-      await runDev({ logger: logger(level), signal: abortOnSignals(), out: process.stdout, config: runConfig(values, undefined, kubeEnvironment()) });
+      await runDev({ logger: logger(values), signal: abortOnSignals(), out: process.stdout, config: runConfig(values, undefined, kubeEnvironment()) });
       return 0;
     case 'version':
       process.stdout.write(`loom ${await loomVersion()}\n`);
@@ -80,9 +86,14 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
   }
 }
 
+type SelfParsingCommand = (args: string[], io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; cwd: string }) => Promise<number>;
+
+/** Commands with flags of their own: each reads its arguments itself. */
+const SELF_PARSING = new Map<string, SelfParsingCommand>([['render', runRender], ['init', runInit]]);
+
 async function main(argv: string[]): Promise<number> {
-  // render has flags of its own, so it reads its arguments itself.
-  if (argv[0] === 'render') return runRender(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+  const selfParsing = SELF_PARSING.get(argv[0] ?? '');
+  if (selfParsing) return selfParsing(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
   if (argv.length === 0) {
     process.stdout.write(USAGE);
     return 2;

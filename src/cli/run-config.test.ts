@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseGoFlags } from './go-flags.ts';
-import { logLevel, RUN_FLAG_SPEC, runConfig } from './run-config.ts';
+import { RUN_FLAG_SPEC, runConfig } from './run-config.ts';
 
 const config = (...args: string[]) => runConfig(parseGoFlags(args, RUN_FLAG_SPEC).values);
 
@@ -51,13 +51,5 @@ describe('leader election flags', () => {
     const values = parseGoFlags(['--leader-election', '--leader-election-id', 'loom-a'], RUN_FLAG_SPEC).values;
     expect(runConfig(values, { identity: 'pod-1', podNamespace: 'loom-system' }).leaderElection)
       .toEqual({ namespace: 'loom-system', name: 'loom-a', identity: 'pod-1' });
-  });
-});
-
-describe('logLevel', () => {
-  it('prefers --log-level, then maps zap levels', () => {
-    const level = (...args: string[]) => logLevel(parseGoFlags(args, RUN_FLAG_SPEC).values, 'info');
-    expect([level(), level('--zap-log-level=4'), level('--zap-log-level=error'), level('--log-level=warn', '--zap-log-level=4')])
-      .toEqual(['info', 'debug', 'error', 'warn']);
   });
 });

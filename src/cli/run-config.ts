@@ -31,11 +31,12 @@ export const RUN_FLAGS = {
   kubeconfig: ['string', '', 'the kubeconfig file; else $KUBECONFIG, then in-cluster (in a pod), then ~/.kube/config'],
   context: ['string', '', "the kubeconfig's context to use"],
   'zap-log-level': ['string', '', "Metacontroller's log level, mapped onto --log-level (4 and up is debug)"],
-  'zap-devel': ['bool', 'false', 'accepted for Metacontroller compatibility; no effect'],
-  'zap-encoder': ['string', '', 'accepted for Metacontroller compatibility; no effect'],
+  'zap-devel': ['bool', 'false', "Metacontroller's development mode: debug level and text logs, unless set otherwise"],
+  'zap-encoder': ['string', '', "Metacontroller's log encoding, mapped onto --log-format (console is text)"],
   'zap-stacktrace-level': ['string', '', 'accepted for Metacontroller compatibility; no effect'],
   'zap-time-encoding': ['string', '', 'accepted for Metacontroller compatibility; no effect'],
   'log-level': ['string', '', 'trace, debug, info, warn, error or fatal; default $LOOM_LOG_LEVEL, else info'],
+  'log-format': ['string', 'auto', 'json, text (for people), or auto: text when stderr is a terminal, else json'],
   'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in; empty: any'],
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in'],
@@ -129,14 +130,4 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     jsonataProcesses: integer(values, 'jsonata-processes', 1),
     jsonataMemoryMiB: integer(values, 'jsonata-memory-limit', 32),
   };
-}
-
-/** The pino level from `--log-level`, else zap's `--zap-log-level` (numbers ≥ 4 mean debug). */
-export function logLevel(values: Values, fallback: string): string {
-  const explicit = get(values, 'log-level');
-  if (explicit) return explicit;
-  const zap = get(values, 'zap-log-level');
-  if (!zap) return fallback;
-  if (/^\d+$/.test(zap)) return Number(zap) >= 4 ? 'debug' : 'info';
-  return zap === 'panic' || zap === 'dpanic' ? 'fatal' : zap;
 }

@@ -12,6 +12,7 @@ const COMMANDS = `commands:
   install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
   validate FILE… check controller manifests offline; prints \`file: path: message\`, exits 1 on any problem
   render         run a controller's hooks for one parent offline and print what loom would do
+  init [DIR]     scaffold a controller for a new kind: CRD, controller, hook, render golden, README
   dev            run loom and the hello example on a local control plane, or on --kubeconfig's cluster
   version        print loom's version`;
 
@@ -35,7 +36,7 @@ function flagLines(names: readonly FlagName[]): string {
 const ALL_FLAGS = Object.keys(RUN_FLAGS) as FlagName[];
 const CLUSTER_FLAGS: FlagName[] = ['kubeconfig', 'context'];
 
-/** Each command's help; `render` prints its own. */
+/** Each command's help; `render` and `init` print their own. */
 const COMMAND_USAGE: Record<string, string> = {
   run: `usage: loom run [flags]
 
@@ -77,14 +78,27 @@ export function commandUsage(command: string): string | undefined {
   return COMMAND_USAGE[command];
 }
 
+/** The fields of loom's package.json that loom reads. */
+export interface LoomManifest {
+  name?: string;
+  version?: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
 /**
- * loom's version: from the nearest package.json named kube-loom above this module, which is two
- * folders up from the sources and three from the compiled package.
+ * loom's package.json: the nearest one named kube-loom above this module, which is two folders up
+ * from the sources and three from the compiled package; `undefined` when there is none.
  */
-export async function loomVersion(): Promise<string> {
+export async function loomManifest(): Promise<LoomManifest | undefined> {
   for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
-    const manifest = await readFile(new URL('package.json', dir), 'utf8').then((text) => JSON.parse(text) as { name?: string; version?: string }, () => undefined);
-    if (manifest?.name === 'kube-loom' && manifest.version) return manifest.version;
+    const manifest = await readFile(new URL('package.json', dir), 'utf8').then((text) => JSON.parse(text) as LoomManifest, () => undefined);
+    if (manifest?.name === 'kube-loom') return manifest;
   }
-  return 'unknown';
+  return undefined;
+}
+
+/** loom's version, from {@link loomManifest}. */
+export async function loomVersion(): Promise<string> {
+  return (await loomManifest())?.version || 'unknown';
 }
