@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import type { TestProject } from 'vitest/node';
 import { crdManifests } from '../src/cli/install-crds.ts';
-import { startControlPlane } from '../src/devcluster/index.ts';
+import { ensureBinaries, startControlPlane } from '../src/devcluster/index.ts';
 import { shelfCrds } from './support/shelf-crds.ts';
 import { parentCrd, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
@@ -24,7 +24,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ...(await crdManifests()), ...Object.values(TEST_PARENT_KINDS).map(parentCrd),
     ...(await shelfCrds()), ...(await shelfCrds(new URL('../examples/', import.meta.url))),
   ];
-  const plane = await startControlPlane({ logger, crds });
+  // A first run builds the control plane for many minutes: its progress lines show that it is not hung.
+  const binaries = await ensureBinaries((line) => process.stderr.write(`${line}\n`));
+  const plane = await startControlPlane({ logger, crds, binaries });
   project.provide('kubeconfigPath', plane.kubeconfigPath);
   return async () => {
     // Keep the control plane's logs when a test failed: they often hold the reason.

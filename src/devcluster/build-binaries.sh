@@ -2,8 +2,10 @@
 # Builds the local control plane's binaries (kube-apiserver, kube-controller-manager, etcd) from Go
 # modules with the installed Go toolchain, and caches them outside the repository.
 #
-# Prints the directory holding the three binaries as its only line on stdout; progress goes to stderr.
-# Idempotent and cheap when the cache is current. Concurrent runs serialise on a file lock, so a second
+# Prints the directory holding the three binaries as its only line on stdout; progress goes to stderr:
+# a numbered line when each step starts and ends, with its time, and a line every
+# $LOOM_PROGRESS_INTERVAL seconds (30) while a step or the wait for another build goes on, since a
+# cold build takes many minutes and silence looks like a hang. Idempotent and cheap when the cache is current. Concurrent runs serialise on a file lock, so a second
 # test run waits for the first build instead of building twice. A failed step prints one line naming the
 # step and its log file, and leaves nothing marked as built.
 #
@@ -34,13 +36,20 @@ want_stamp="kubernetes=$K8S_VERSION etcd=$ETCD_VERSION go=$go_version"
 
 is_current() { [[ -f "$stamp" && "$(cat "$stamp")" == "$want_stamp" ]]; }
 
+interval="${LOOM_PROGRESS_INTERVAL:-30}"
+# since START: the time from SECONDS=START until now, as 4m05s.
+since() { local s=$((SECONDS - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
 if is_current; then echo "$bin"; exit 0; fi
 
 mkdir -p "$cache_root"
 exec 9>"$cache_root/build.lock"
 if ! flock -n 9; then
   echo "loom devcluster: another run is building the control plane; waiting for $cache_root/build.lock" >&2
-  flock 9
+  waiting=$SECONDS
+  until flock -w "$interval" 9; do
+    echo "loom devcluster: still waiting for the other build ($(since "$waiting"))" >&2
+  done
 fi
 if is_current; then echo "$bin"; exit 0; fi
 
@@ -49,14 +58,33 @@ rm -rf "$bin" "$dir/bin.partial"
 staging="$dir/bin.partial"
 mkdir -p "$staging"
 
-# run STEP_NAME LOG_NAME CMD... : runs CMD with output in a log; on failure names the step and the log.
+STEPS=5
+step_number=0
+
+# alive PID SECONDS: waits up to SECONDS for PID to end; fails while it still runs.
+alive() {
+  local i
+  for ((i = 0; i < $2; i++)); do
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 1
+  done
+}
+
+# run DIR STEP_NAME LOG_NAME CMD... : runs CMD in DIR with output in a log, saying how long it has been
+# at it; on failure names the step and the log. (Not in a subshell of its own: it counts the steps.)
 run() {
-  local step="$1" log="$dir/logs/$2.log"; shift 2
-  echo "loom devcluster: $step" >&2
-  if ! "$@" >"$log" 2>&1; then
+  local cwd="$1" step="$2" log="$dir/logs/$3.log" begun=$SECONDS pid; shift 3
+  step_number=$((step_number + 1))
+  local tag="loom devcluster: [$step_number/$STEPS] $step"
+  echo "$tag" >&2
+  (cd "$cwd" && "$@") >"$log" 2>&1 &
+  pid=$!
+  while alive "$pid" "$interval"; do echo "$tag: still running ($(since "$begun"), $(since "$started") in all)" >&2; done
+  if ! wait "$pid"; then
     tail -n 20 "$log" >&2 || true
     die "step '$step' failed; full log: $log"
   fi
+  echo "$tag: done in $(since "$begun")" >&2
 }
 
 started=$SECONDS
@@ -66,7 +94,7 @@ staging_version="v0.${K8S_VERSION#v1.}"
 # --- kube-apiserver + kube-controller-manager ---------------------------------------------------
 kube_src="$dir/src/kubernetes"
 mkdir -p "$kube_src"
-run "download k8s.io/kubernetes@$K8S_VERSION" download-kubernetes \
+run . "download k8s.io/kubernetes@$K8S_VERSION" download-kubernetes \
   go mod download -json "k8s.io/kubernetes@$K8S_VERSION"
 k8s_gomod="$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')"
 [[ -f "$k8s_gomod" ]] || die "step 'locate go.mod of k8s.io/kubernetes@$K8S_VERSION' failed; got '$k8s_gomod'"
@@ -96,7 +124,7 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 )
 GO
-(cd "$kube_src" && run "resolve kubernetes dependencies (go mod tidy)" tidy-kubernetes go mod tidy)
+run "$kube_src" "resolve kubernetes dependencies (go mod tidy)" tidy-kubernetes go mod tidy
 
 build_date="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 ldflags="-s -w"
@@ -104,9 +132,9 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X '$pkg.gitVersion=$K8S_VERSION' -X '$pkg.gitMajor=1' -X '$pkg.gitMinor=$minor'"
   ldflags+=" -X '$pkg.gitTreeState=clean' -X '$pkg.buildDate=$build_date'"
 done
-(cd "$kube_src" && run "build kube-apiserver and kube-controller-manager" build-kubernetes \
+run "$kube_src" "build kube-apiserver and kube-controller-manager" build-kubernetes \
   go build -trimpath -tags=selinux,notest,grpcnotrace -ldflags "$ldflags" -o "$staging/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager)
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager
 
 # --- etcd ---------------------------------------------------------------------------------------
 etcd_src="$dir/src/etcd"
@@ -125,9 +153,9 @@ package tools
 
 import _ "go.etcd.io/etcd/server/v3"
 GO
-(cd "$etcd_src" && run "resolve etcd dependencies (go mod tidy)" tidy-etcd go mod tidy)
-(cd "$etcd_src" && run "build etcd" build-etcd \
-  go build -trimpath -ldflags "-s -w" -o "$staging/etcd" go.etcd.io/etcd/server/v3)
+run "$etcd_src" "resolve etcd dependencies (go mod tidy)" tidy-etcd go mod tidy
+run "$etcd_src" "build etcd" build-etcd \
+  go build -trimpath -ldflags "-s -w" -o "$staging/etcd" go.etcd.io/etcd/server/v3
 
 # --- check and publish --------------------------------------------------------------------------
 "$staging/kube-apiserver" --version 2>&1 | grep -q "Kubernetes $K8S_VERSION" ||
@@ -136,5 +164,5 @@ GO
   die "step 'check etcd --version' failed: expected etcd ${ETCD_VERSION#v}"
 echo "$want_stamp" >"$staging/.built"
 mv "$staging" "$bin"
-echo "loom devcluster: built the control plane in $((SECONDS - started))s into $bin" >&2
+echo "loom devcluster: built the control plane in $(since "$started") into $bin" >&2
 echo "$bin"

@@ -12,11 +12,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = fileURLToPath(new URL('./build-binaries.sh', import.meta.url));
 const VERSIONS = { LOOM_K8S_VERSION: 'v1.99.0', LOOM_ETCD_VERSION: 'v3.99.0' };
+/** A stand-in for \`go\`; \`FAKE_DOWNLOAD\` makes \`go mod download\` take a while (\`slow\`) or succeed (\`ok\`). */
 const FAKE_GO = `#!/usr/bin/env bash
 echo "$*" >> "$(dirname "$0")/calls"
 case "$1 $2" in
   "env GOPROXY") echo off ;;
   "env GOVERSION") echo go0.fake ;;
+  "mod download")
+    [[ "$FAKE_DOWNLOAD" == ok ]] && exit 0
+    [[ "$FAKE_DOWNLOAD" == slow ]] && sleep 2.5
+    echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;
   *) echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;
 esac
 `;
@@ -94,6 +99,20 @@ describe('build-binaries.sh', () => {
     expect((await runScript(box.env)).code).toBe(1);
   });
 
+  it('numbers each step, says when one is done and how long it took', async () => {
+    const box = await sandbox(true);
+    const run = await runScript({ ...box.env, FAKE_DOWNLOAD: 'ok' });
+    expect(run.stderr).toMatch(/^loom devcluster: \[1\/5\] download k8s\.io\/kubernetes@v1\.99\.0$/m);
+    expect(run.stderr).toMatch(/^loom devcluster: \[1\/5\] download k8s\.io\/kubernetes@v1\.99\.0: done in \d+m\d\ds$/m);
+  });
+
+  it('says every interval that a long step is still running, and for how long', async () => {
+    const box = await sandbox(true);
+    const run = await runScript({ ...box.env, FAKE_DOWNLOAD: 'slow', LOOM_PROGRESS_INTERVAL: '1' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^loom devcluster: \[1\/5\] download k8s\.io\/kubernetes@v1\.99\.0: still running \(\d+m\d\ds, \d+m\d\ds in all\)$/m);
+  });
+
   it('waits for a build in progress elsewhere and then uses its result instead of building again', async () => {
     const box = await sandbox(true);
     await mkdir(join(box.cacheDir, 'kube'), { recursive: true });
@@ -104,8 +123,9 @@ describe('build-binaries.sh', () => {
 
     const bin = join(buildDir(box.cacheDir), 'bin');
     let released = false;
-    const run = await runScript(box.env, (stderr) => {
-      if (released || !stderr.includes('waiting for')) return;
+    // Let go only once this run has said that it is still waiting.
+    const run = await runScript({ ...box.env, LOOM_PROGRESS_INTERVAL: '1' }, (stderr) => {
+      if (released || !stderr.includes('still waiting for the other build (')) return;
       released = true;
       // The other run finishes its build: it publishes the binaries, then lets go of the lock.
       void mkdir(bin, { recursive: true })
@@ -114,6 +134,7 @@ describe('build-binaries.sh', () => {
     });
 
     expect(run.stderr).toContain('another run is building the control plane; waiting for');
+    expect(run.stderr).toMatch(/still waiting for the other build \(\d+m\d\ds\)/);
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe(bin);
     const calls = await readFile(join(box.fakeBin, 'calls'), 'utf8');
