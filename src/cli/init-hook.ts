@@ -6,6 +6,9 @@
  */
 import { hookFields, type Scaffold } from './init-names.ts';
 
+/** The scaffold's hook imports the SDK by its package name (loom's own sources never do). */
+const SDK = 'kube-loom-sdk';
+
 /** What differs between a composite and a decorator hook. */
 function hookShape(scaffold: Scaffold) {
   const composite = scaffold.controller === 'composite';
@@ -29,7 +32,7 @@ export function hookTs(scaffold: Scaffold): string {
  */
 import {
   createHookServer, desired, observedChild, type ${requestType}, type HookServer, type HookServerOptions, type KubeObject, type ObjectMeta,
-} from 'kube-loom-sdk';
+} from '${SDK}';
 
 /** A ${kind}, as far as the hook reads it (crd.yaml holds the schema). */
 interface ${kind} extends KubeObject {
@@ -66,7 +69,7 @@ if (import.meta.main) {
 export function hookTestTs(scaffold: Scaffold): string {
   const { kind, camel, apiVersion, controllerName } = scaffold.names;
   const { object, observed } = hookShape(scaffold);
-  return `import { testHook } from 'kube-loom-sdk';
+  return `import { testHook } from '${SDK}';
 import { describe, expect, it } from 'vitest';
 import { ${camel}Hook } from './hook.ts';
 
