@@ -10,29 +10,16 @@
  * Run alone with `node examples/configmap-propagation/hook.ts`: it listens on `HOST`:`PORT` (default
  * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
-import {
-  childrenOf, createHookServer, desired, observedRelated,
-  type CompositeRequest, type CompositeResponse, type CustomizeRequest, type CustomizeResponse, type HookServer, type HookServerOptions, type KubeObject,
-} from 'kube-loom-sdk';
-
-/** The parent type, as far as the hooks read it (crd.yaml makes the fields required). */
-export interface ConfigMapPropagation extends KubeObject {
-  spec: { sourceName: string; sourceNamespace: string; targetNamespaces?: string[] };
-}
-
-/** The status the sync hook writes (loom adds `observedGeneration`); field names as the original's. */
-export interface PropagationStatus {
-  /** Namespaces that should hold a copy. */
-  expected_copies: number;
-  /** Copies observed in those namespaces. */
-  actual_copies: number;
-}
-
-/** A sync request of this controller: ConfigMap children, the source as a related ConfigMap. */
-export type PropagationRequest = CompositeRequest<ConfigMapPropagation, 'ConfigMap.v1', 'ConfigMap.v1'>;
+import { childrenOf, createHookServer, desired, observedRelated, type CustomizeResponse, type HookServer, type HookServerOptions } from 'kube-loom-sdk';
+// Generated from crd.yaml and controller.yaml by `loom types` (its first line is the command); src/cli/types.test.ts
+// checks that it is up to date.
+import type {
+  ConfigMap, ConfigMapPropagation, ConfigmapPropagationExampleCustomizeRequest as CustomizeRequest,
+  ConfigmapPropagationExampleRequest as PropagationRequest, ConfigmapPropagationExampleResponse as PropagationResponse,
+} from './types.ts';
 
 /** The related objects a propagation needs: its source ConfigMap, picked by namespace and name. */
-export function propagationCustomize(request: CustomizeRequest<ConfigMapPropagation>): CustomizeResponse {
+export function propagationCustomize(request: CustomizeRequest): CustomizeResponse {
   const { sourceName, sourceNamespace } = request.parent.spec;
   return { relatedResources: [{ apiVersion: 'v1', resource: 'configmaps', namespace: sourceNamespace, names: [sourceName] }] };
 }
@@ -42,22 +29,24 @@ export function propagationCustomize(request: CustomizeRequest<ConfigMapPropagat
  * copy there would be the source itself, which loom must not claim).
  */
 export function targetNamespaces(parent: ConfigMapPropagation): string[] {
+  // crd.yaml requires the list, but a parent made by hand (a test, `loom render`) may leave it out.
   const { sourceNamespace, targetNamespaces: listed = [] } = parent.spec;
   return [...new Set(listed)].filter((namespace) => namespace !== sourceNamespace);
 }
 
-/** A copy of `source` in `namespace`: same name, same `data` and `binaryData`. */
-function copyOf(source: KubeObject, namespace: string): KubeObject {
-  const content = Object.fromEntries(['data', 'binaryData'].filter((field) => source[field] !== undefined).map((field) => [field, source[field]]));
-  return desired({ apiVersion: 'v1', kind: 'ConfigMap', name: source.metadata.name!, namespace, ...content });
+/** A copy of `source` in `namespace`: same name, same `data` and `binaryData` (left out when the source has none). */
+function copyOf(source: ConfigMap, namespace: string): ConfigMap {
+  const { data, binaryData } = source;
+  return desired<ConfigMap>({ apiVersion: 'v1', kind: 'ConfigMap', name: source.metadata.name!, namespace, ...(data && { data }), ...(binaryData && { binaryData }) });
 }
 
 /** The copies to keep, and the status: expected copies against those observed. */
-export function propagationSync(request: PropagationRequest): CompositeResponse & { status: PropagationStatus } {
+export function propagationSync(request: PropagationRequest): PropagationResponse {
   const { sourceName, sourceNamespace } = request.parent.spec;
   const targets = targetNamespaces(request.parent);
   // v1 and v2 key related objects of a cluster-scoped parent alike ("namespace/name"); the SDK reads both.
-  const source = observedRelated(request, 'ConfigMap.v1', sourceName, sourceNamespace);
+  // The objects under `ConfigMap.v1` are ConfigMaps: the SDK checks only that they are objects.
+  const source = observedRelated(request, 'ConfigMap.v1', sourceName, sourceNamespace) as ConfigMap | undefined;
   const copies = childrenOf(request, 'ConfigMap.v1').filter((copy) => targets.includes(copy.metadata.namespace ?? ''));
   return {
     status: { expected_copies: targets.length, actual_copies: copies.length },

@@ -5,17 +5,16 @@
  * Run alone with `node examples/hello/hook.ts`: it listens on `HOST`:`PORT` (default
  * 0.0.0.0:8080) and logs its URL. `loom render --hook-module` loads the default export.
  */
-import {
-  createHookServer, desired, observedChild, type CompositeRequest, type HookServer, type HookServerOptions, type KubeObject,
-} from 'kube-loom-sdk';
+import { createHookServer, desired, observedChild, type HookServer, type HookServerOptions } from 'kube-loom-sdk';
+// Generated from crd.yaml and controller.yaml by `loom types` (its first line is the command); src/cli/types.test.ts
+// checks that it is up to date.
+import type { HelloControllerRequest, HelloControllerResponse } from './types.ts';
 
-/** The parent type, as far as the hook reads it. */
-interface HelloWorld extends KubeObject {
-  spec?: { who?: string };
-}
-
-/** The hook's answer for one parent (v1 or v2 object keys alike). */
-export function helloSync(request: CompositeRequest<HelloWorld, 'ConfigMap.v1'>) {
+/**
+ * The hook's answer for one parent (v1 or v2 object keys alike). The response type lets `desired()`
+ * check the ConfigMap's fields, and only the controller's child types may be returned.
+ */
+export function helloSync(request: HelloControllerRequest): HelloControllerResponse {
   const name = `${request.parent.metadata.name}-greeting`;
   const greeting = `Hello, ${request.parent.spec?.who ?? 'world'}!`;
   return {

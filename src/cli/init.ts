@@ -9,6 +9,7 @@
  */
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { commandOptions } from './command-options.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
 import {
   groupProblem, kindProblem, scaffoldNames, versionProblem, type ControllerKind, type HookLanguage, type Scaffold,
@@ -143,18 +144,8 @@ async function writeScaffold(options: InitOptions, dir: string): Promise<string[
 
 /** `loom init ARGS…`: writes the scaffold or says why not; resolves to the exit code. */
 export async function runInit(args: readonly string[], io: InitIO): Promise<number> {
-  let options: InitOptions | 'help';
-  try {
-    options = initOptions(args);
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    io.stderr.write(`${error.message.split('\n').map((line) => `loom init: ${line}\n`).join('')}run 'loom init --help' for its flags\n`);
-    return 2;
-  }
-  if (options === 'help') {
-    io.stdout.write(INIT_USAGE);
-    return 0;
-  }
+  const options = commandOptions({ name: 'init', parse: initOptions, usage: INIT_USAGE }, args, io);
+  if ('exit' in options) return options.exit;
   const dir = resolve(io.cwd, options.dir);
   const target = await destination(options, dir);
   if ('refusal' in target) {

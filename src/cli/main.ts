@@ -16,6 +16,7 @@ import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
 import { runInit } from './init.ts';
 import { runRender } from './render.ts';
+import { runTypes } from './types.ts';
 import { formatValidation, validateFiles } from './validate.ts';
 import { logSettings } from './log-settings.ts';
 import { textLogStream } from './pretty-log.ts';
@@ -89,7 +90,7 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
 type SelfParsingCommand = (args: string[], io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; cwd: string }) => Promise<number>;
 
 /** Commands with flags of their own: each reads its arguments itself. */
-const SELF_PARSING = new Map<string, SelfParsingCommand>([['render', runRender], ['init', runInit]]);
+const SELF_PARSING = new Map<string, SelfParsingCommand>([['render', runRender], ['types', runTypes], ['init', runInit]]);
 
 async function main(argv: string[]): Promise<number> {
   const selfParsing = SELF_PARSING.get(argv[0] ?? '');

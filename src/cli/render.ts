@@ -15,6 +15,7 @@ import type { KubeObject } from '../api/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import { systemClock, type Clock } from '../engine/index.ts';
 import { formatError } from './format-error.ts';
+import { commandOptions } from './command-options.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
 import { renderComposite } from './render-composite.ts';
 import type { RenderContext, RenderReport } from './render-context.ts';
@@ -174,18 +175,8 @@ function formatNotes(notes: readonly string[]): string {
 
 /** `loom render ARGS…`: prints the report or the problems; resolves to the exit code. */
 export async function runRender(args: readonly string[], io: RenderIO): Promise<number> {
-  let options: RenderOptions | 'help';
-  try {
-    options = renderOptions(args);
-  } catch (error) {
-    if (!(error instanceof FlagError)) throw error;
-    io.stderr.write(`loom render: ${error.message}\n\n${RENDER_USAGE}`);
-    return 2;
-  }
-  if (options === 'help') {
-    io.stdout.write(RENDER_USAGE);
-    return 0;
-  }
+  const options = commandOptions({ name: 'render', parse: renderOptions, usage: RENDER_USAGE }, args, io);
+  if ('exit' in options) return options.exit;
   const notes: string[] = [];
   try {
     const report = await render(options, io, notes);

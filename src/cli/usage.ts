@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RUN_FLAGS } from './run-config.ts';
+import { TYPES_USAGE } from './types.ts';
 
 type FlagName = keyof typeof RUN_FLAGS;
 
@@ -12,6 +13,7 @@ const COMMANDS = `commands:
   install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
   validate FILE… check controller manifests offline; prints \`file: path: message\`, exits 1 on any problem
   render         run a controller's hooks for one parent offline and print what loom would do
+  types FILE…    generate TypeScript types for hooks from CRDs and controllers (typed requests, desired())
   init [DIR]     scaffold a controller for a new kind: CRD, controller, hook, render golden, README
   dev            run loom and the hello example on a local control plane, or on --kubeconfig's cluster
   version        print loom's version`;
@@ -67,6 +69,7 @@ uses that cluster instead and starts nothing but loom and the hook.
 
 flags: those of 'loom run' (see 'loom run --help'); dev chooses the metrics and probe addresses.
 `,
+  types: TYPES_USAGE,
   version: `usage: loom version (or loom --version)
 
 Prints loom's version.

@@ -31,5 +31,5 @@ export {
   DEFAULT_BODY_LIMIT, hooks, type CompositeHooks, type DecoratorHooks, type HookPaths, type HookPlacement, type HooksOptions,
 } from './hooks-plugin.ts';
 export { attachmentsOf, childrenOf, observedChild, observedRelated, relatedOf, type ObservedRequest } from './observed.ts';
-export { desired, type DesiredObject } from './desired.ts';
+export { desired, type DesiredObject, type DesiredOf } from './desired.ts';
 export { testHook, type HookAnswer, type HookAnswerBody, type HookTester, type TestHookOptions } from './test-hook.ts';
