@@ -39,6 +39,8 @@ describe('the loom command', () => {
   it('prints the global usage for --help without a known command', () => {
     expect(loom('--help').stdout).toMatch(/^usage: loom <command>/);
     expect(loom('nosuch', '--help').stdout).toMatch(/^usage: loom <command>/);
+    // Not a property every object has, either.
+    expect(loom('toString', '--help').stdout).toMatch(/^usage: loom <command>/);
   });
 
   it('prints the package version for --version and version', () => {

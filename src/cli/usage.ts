@@ -78,7 +78,7 @@ Prints loom's version.
 
 /** The help of `command`, or `undefined` for an unknown one. */
 export function commandUsage(command: string): string | undefined {
-  return COMMAND_USAGE[command];
+  return Object.hasOwn(COMMAND_USAGE, command) ? COMMAND_USAGE[command] : undefined;
 }
 
 /** The fields of loom's package.json that loom reads. */
