@@ -128,26 +128,30 @@ describe('malformed controller manifests', () => {
   for (const r of ROWS) it(r.description, async () => expectIdeal(r, await outcomes.get(r)!));
 });
 
-/** The events of a cluster-scoped controller object (they live in `default`), counted by reason. */
-async function eventCounts(name: string): Promise<Map<string, number>> {
+/** The events of a cluster-scoped controller object (they live in `default`) by reason: how many Event objects, and their counts added up. */
+async function eventCounts(name: string): Promise<Map<string, { objects: number; count: number }>> {
   const events = await clients.client.request<{ items: (KubeObject & { reason?: string; count?: number })[] }>({
     method: 'GET', path: '/api/v1/namespaces/default/events', query: { fieldSelector: `involvedObject.name=${name}` },
   });
-  const counts = new Map<string, number>();
-  for (const e of events.items) counts.set(e.reason ?? '', (counts.get(e.reason ?? '') ?? 0) + (e.count ?? 1));
+  const counts = new Map<string, { objects: number; count: number }>();
+  for (const e of events.items) {
+    const sum = counts.get(e.reason ?? '') ?? { objects: 0, count: 0 };
+    counts.set(e.reason ?? '', { objects: sum.objects + 1, count: sum.count + (e.count ?? 1) });
+  }
   return counts;
 }
 
 describe('a controller whose start is retried', () => {
-  it('says Starting once, however often the start fails', async () => {
+  it('says Starting once, however often the start fails, and keeps one CreateError Event whose count rises', async () => {
     const index = ROWS.findIndex((r) => r.description.startsWith('parent resource discovery does not know'));
     const name = `malformed-cc-${index}`;
     await outcomes.get(ROWS[index]!);
     const counts = await eventually(async () => {
       const now = await eventCounts(name);
-      return (now.get('CreateError') ?? 0) >= 3 ? now : undefined;
+      return (now.get('CreateError')?.count ?? 0) >= 3 ? now : undefined;
     }, `three CreateError events on ${name}`);
-    expect(counts.get('Starting')).toBe(1);
+    expect(counts.get('Starting')).toEqual({ objects: 1, count: 1 });
+    expect(counts.get('CreateError')?.objects).toBe(1);
   });
 });
 
