@@ -14,3 +14,23 @@ describe('eventFilter', () => {
     expect([allow('a'), allow('a')]).toEqual([true, false]);
   });
 });
+
+describe('eventFilter memory', () => {
+  it('keeps the buckets of the 4,096 objects seen most recently, as client-go does, and forgets older ones', () => {
+    const allow = eventFilter({ clock: fakeClock(), qps: 0, burst: 1 });
+    expect([allow('first'), allow('first')]).toEqual([true, false]);
+    for (let i = 0; i < 4_096; i++) allow(`other-${i}`);
+    // Its bucket was dropped: a forgotten object starts with a full burst again.
+    expect(allow('first')).toBe(true);
+  });
+
+  it('keeps an object it keeps hearing about', () => {
+    const allow = eventFilter({ clock: fakeClock(), qps: 0, burst: 1 });
+    allow('busy');
+    for (let i = 0; i < 4_096; i++) {
+      allow(`other-${i}`);
+      if (i % 1_000 === 0) allow('busy');
+    }
+    expect(allow('busy')).toBe(false);
+  });
+});

@@ -9,6 +9,7 @@
  * Pure apart from its bounded memory: the recorder does the writing and reports back the names the
  * API server gave.
  */
+import { LruMap } from './lru-map.ts';
 
 /** The object an event is about, as `involvedObject` names it. */
 export interface InvolvedObject {
@@ -97,31 +98,6 @@ const CLUSTER_EVENTS_NAMESPACE = 'default';
 /** Kubernetes rejects longer event messages. */
 const MAX_MESSAGE = 1024;
 
-/** A map that keeps its `size` most recently used entries. */
-class Lru<V> {
-  readonly #entries = new Map<string, V>();
-  readonly #size: number;
-
-  constructor(size: number) {
-    this.#size = size;
-  }
-
-  get(key: string): V | undefined {
-    const value = this.#entries.get(key);
-    if (value === undefined) return undefined;
-    // Map keeps insertion order: re-inserting moves the entry to the most recent end.
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    return value;
-  }
-
-  set(key: string, value: V): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, value);
-    if (this.#entries.size > this.#size) this.#entries.delete(this.#entries.keys().next().value!);
-  }
-}
-
 /** Recent messages of one group of similar events. */
 interface Group {
   messages: Set<string>;
@@ -142,8 +118,8 @@ export function createEventCorrelator(options: CorrelatorOptions): EventCorrelat
   const cacheSize = options.cacheSize ?? DEFAULT_CACHE_SIZE;
   const maxSimilar = options.maxSimilar ?? DEFAULT_MAX_SIMILAR;
   const windowMs = options.windowMs ?? DEFAULT_WINDOW_MS;
-  const groups = new Lru<Group>(cacheSize);
-  const seen = new Lru<Seen>(cacheSize);
+  const groups = new LruMap<Group>(cacheSize);
+  const seen = new LruMap<Seen>(cacheSize);
 
   // The resourceVersion is left out: the object changes between occurrences of the same event.
   const groupOf = ({ involvedObject: o, type, reason }: EventOccurrence): string =>

@@ -14,3 +14,4 @@ export { createInformerRegistry, typeKeyOf, type InformerRegistry, type Informer
 export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type CreateOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
 export { createEventRecorder, type EventRecorder, type EventSpec } from './event-recorder.ts';
 export { isEstablished, waitForCrdsEstablished, type WaitForCrdsOptions } from './crd-established.ts';
+export { LruMap } from './lru-map.ts';
