@@ -106,7 +106,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     observe: options.observeRequests,
   });
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
-  const informers = createInformerRegistry({ client, sleep: (ms, s) => clock.sleep(ms, s), logger });
+  const informers = createInformerRegistry({ client, clock, logger });
   const resolveKind = (apiVersion: string, kind: string) => {
     const type = discovery.discovery().byKind(apiVersion, kind);
     if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);

@@ -15,7 +15,7 @@ import { createTestNamespace, eventually, testKubeConfig } from './support/clust
 
 const kc = testKubeConfig();
 const client: RestClient = createRestClient({ kubeConfig: kc });
-const registry = createInformerRegistry({ client, sleep: (ms, signal) => systemClock.sleep(ms, signal), logger: pino({ level: 'silent' }) });
+const registry = createInformerRegistry({ client, clock: systemClock, logger: pino({ level: 'silent' }) });
 let namespace: string;
 let configMaps: ResourceType;
 

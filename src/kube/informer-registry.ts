@@ -3,7 +3,7 @@
  * controllers use it, started by the first user and stopped when the last one lets go.
  */
 import type { Logger } from 'pino';
-import { createInformer, type Informer, type InformerScope } from './informer.ts';
+import { createInformer, type Informer, type InformerClock, type InformerScope } from './informer.ts';
 import type { RestClient } from './rest-client.ts';
 import type { ResourceType } from './resource-path.ts';
 
@@ -27,7 +27,7 @@ export interface InformerRegistry {
 /** What the registry needs to build informers. */
 export interface InformerRegistryOptions {
   client: RestClient;
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  clock: InformerClock;
   logger: Logger;
 }
 
@@ -49,7 +49,7 @@ export function createInformerRegistry(options: InformerRegistryOptions): Inform
   const start = (key: string, type: ResourceType, scope: InformerScope | undefined): Entry => {
     const stop = new AbortController();
     const logger = options.logger.child({ resource: key });
-    const informer = createInformer({ client: options.client, type, scope, sleep: options.sleep, logger });
+    const informer = createInformer({ client: options.client, type, scope, clock: options.clock, logger });
     informer.run(stop.signal).catch((err: unknown) => logger.error({ err }, 'informer stopped unexpectedly'));
     return { informer, users: 0, stop };
   };

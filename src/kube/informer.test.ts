@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
-import { createInformer } from './informer.ts';
+import { createInformer, ShortWatchError } from './informer.ts';
 import { KubeApiError } from './kube-api-error.ts';
 import type { Query, RestClient, RestRequest, WatchEvent } from './rest-client.ts';
 
@@ -15,11 +15,21 @@ const cm = (name: string, rv: string): KubeObject => ({ apiVersion: 'v1', kind: 
 
 interface Script {
   lists: { items: KubeObject[]; resourceVersion: string }[];
-  /** One entry per watch call: events to yield, then an error to throw (or end quietly and wait). */
-  watches: { events: WatchEvent[]; fail?: Error }[];
+  /**
+   * One entry per watch call: events to yield, then an error to throw, or the end of the stream
+   * (`end`), or else wait for the abort. `lasts` moves the clock that many ms before it ends.
+   */
+  watches: { events: WatchEvent[]; fail?: Error; end?: boolean; lasts?: number }[];
 }
 
-function scriptedClient(script: Script, calls: string[]): RestClient {
+/** A clock whose time moves only when told, and whose sleeps return at once (recorded in `slept`). */
+function steppedClock() {
+  const slept: number[] = [];
+  const clock = { time: 0, now: () => clock.time, sleep: (ms: number) => (slept.push(ms), Promise.resolve()) };
+  return { clock, slept };
+}
+
+function scriptedClient(script: Script, calls: string[], queries: Query[] = [], clock?: { time: number }): RestClient {
   return {
     server: 'https://fake',
     request<T>(req: RestRequest): Promise<T> {
@@ -29,9 +39,13 @@ function scriptedClient(script: Script, calls: string[]): RestClient {
     },
     async *watch(path: string, query: Query, signal: AbortSignal) {
       calls.push(`watch ${path} from ${String(query.resourceVersion)}`);
-      const next = script.watches.shift();
-      for (const event of next?.events ?? []) yield event;
-      if (next?.fail) throw next.fail;
+      queries.push(query);
+      // Out of script: a watch that stays open until the informer stops.
+      const next = script.watches.shift() ?? { events: [] };
+      for (const event of next.events) yield event;
+      if (clock) clock.time += next.lasts ?? 0;
+      if (next.fail) throw next.fail;
+      if (next.end) return;
       await new Promise((resolve) => signal.addEventListener('abort', resolve));
     },
   };
@@ -61,7 +75,7 @@ describe('informer recovery', () => {
       ],
       watches: [{ events: [{ type: 'ADDED', object: cm('c', '11') }], fail: new KubeApiError('too old', { status: 410, reason: 'Gone' }) }],
     }, calls);
-    const informer = createInformer({ client, type, sleep: () => Promise.resolve(), logger: pino({ level: 'silent' }) });
+    const informer = createInformer({ client, type, clock: steppedClock().clock, logger: pino({ level: 'silent' }) });
     const { seen, handler } = record();
     informer.subscribe(handler);
     const stop = new AbortController();
@@ -86,8 +100,8 @@ describe('informer recovery', () => {
         { events: [], fail: new Error('connection refused') },
       ],
     }, calls);
-    const sleep = (ms: number) => (slept.push(ms), Promise.resolve());
-    const informer = createInformer({ client, type, sleep, logger: pino({ level: 'silent' }) });
+    const clock = { now: () => 0, sleep: (ms: number) => (slept.push(ms), Promise.resolve()) };
+    const informer = createInformer({ client, type, clock, random: () => 0, logger: pino({ level: 'silent' }) });
     const stop = new AbortController();
     const running = informer.run(stop.signal);
     await until(() => calls.length === 4);
@@ -100,7 +114,7 @@ describe('informer recovery', () => {
 
   it('replays cached objects to a late subscriber', async () => {
     const client = scriptedClient({ lists: [{ items: [cm('a', '1')], resourceVersion: '3' }], watches: [] }, []);
-    const informer = createInformer({ client, type, sleep: () => Promise.resolve(), logger: pino({ level: 'silent' }) });
+    const informer = createInformer({ client, type, clock: steppedClock().clock, logger: pino({ level: 'silent' }) });
     const stop = new AbortController();
     const running = informer.run(stop.signal);
     await informer.whenSynced();
@@ -109,5 +123,65 @@ describe('informer recovery', () => {
     stop.abort();
     await running;
     expect(seen).toEqual(['add a']);
+  });
+});
+
+describe('informer watch pacing (as client-go\'s reflector)', () => {
+  const quiet = pino({ level: 'silent' });
+
+  it('asks the server to end each watch after a random 5 to 10 minutes', async () => {
+    const calls: string[] = [];
+    const queries: Query[] = [];
+    const randoms = [0, 0.999];
+    const client = scriptedClient({ lists: [{ items: [], resourceVersion: '1' }], watches: [{ events: [{ type: 'BOOKMARK', object: { metadata: { resourceVersion: '2' } } }], end: true }] }, calls, queries);
+    const informer = createInformer({ client, type, clock: steppedClock().clock, random: () => randoms.shift() ?? 0.5, logger: quiet });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => queries.length === 2);
+    stop.abort();
+    await running;
+    expect(queries.map((q) => q.timeoutSeconds)).toEqual([300, 599]);
+  });
+
+  it('waits with backoff after a watch that ends at once with nothing, as after a failure', async () => {
+    const calls: string[] = [];
+    const { clock, slept } = steppedClock();
+    const client = scriptedClient({ lists: [{ items: [], resourceVersion: '1' }], watches: [{ events: [], end: true }, { events: [], end: true }] }, calls);
+    const informer = createInformer({ client, type, clock, random: () => 0, logger: quiet });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 4);
+    stop.abort();
+    await running;
+    expect(slept).toEqual([500, 1000]);
+    expect(informer.lastError()).toBeInstanceOf(ShortWatchError);
+  });
+
+  it('resumes at once after a watch that lasted, even with no event', async () => {
+    const calls: string[] = [];
+    const { clock, slept } = steppedClock();
+    const client = scriptedClient({ lists: [{ items: [], resourceVersion: '1' }], watches: [{ events: [], end: true, lasts: 1_000 }] }, calls, [], clock);
+    const informer = createInformer({ client, type, clock, random: () => 0, logger: quiet });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 3);
+    stop.abort();
+    await running;
+    expect(slept).toEqual([]);
+  });
+
+  it('stretches each wait at random, and starts from the minimum again only after two minutes without a failure', async () => {
+    const calls: string[] = [];
+    const { clock, slept } = steppedClock();
+    const fail = (lasts: number) => ({ events: [], fail: new Error('connection reset'), lasts });
+    // Failures 1 s apart grow the backoff; a failure 120 s after the previous one starts it again.
+    const client = scriptedClient({ lists: [{ items: [], resourceVersion: '1' }], watches: [fail(0), fail(1_000), fail(1_000), fail(120_000)] }, calls, [], clock);
+    const informer = createInformer({ client, type, clock, random: () => 0.5, logger: quiet });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => calls.length === 6);
+    stop.abort();
+    await running;
+    expect(slept).toEqual([750, 1500, 3000, 750]);
   });
 });

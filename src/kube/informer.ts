@@ -4,6 +4,12 @@
  * and the handlers subscribed to it. It survives everything a long-running watch meets: streams the
  * server closes (resume from the last resourceVersion), `410 Gone` (relist and emit the difference),
  * and errors (retry with backoff). Bookmarks keep the resume point fresh on quiet types.
+ *
+ * As client-go's reflector does it: each watch asks the server to end it after a random 5 to 10
+ * minutes, so the watches of many types (and replicas) do not all reconnect at once after a restart;
+ * the backoff is jittered for the same reason, and starts again from its minimum only after two
+ * minutes without a failure, so a watch that keeps failing soon after it connects does not hammer the
+ * server; and a watch that ends within a second with no event counts as a failure.
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
@@ -46,14 +52,22 @@ export interface InformerScope {
   name: string;
 }
 
+/** Time for an informer: injected so no timer hides here. */
+export interface InformerClock {
+  now(): number;
+  /** Waits between retries. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
 /** What an informer needs. */
 export interface InformerOptions {
   client: RestClient;
   type: ResourceType;
   /** Absent: every object of the type. */
   scope?: InformerScope | undefined;
-  /** Waits between retries; injected so no timer hides here. */
-  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  clock: InformerClock;
+  /** A number in [0, 1) for the watch timeouts and the backoff's jitter; `Math.random` by default. */
+  random?: (() => number) | undefined;
   logger: Logger;
   pageSize?: number;
 }
@@ -65,10 +79,40 @@ interface ListPage {
 
 const INITIAL_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
+/** A failure this long after the previous one starts the backoff again from its minimum. */
+const BACKOFF_RESET_MS = 120_000;
+/** The shortest server-side watch timeout; each watch asks for between this and twice this. */
+const MIN_WATCH_TIMEOUT_SECONDS = 300;
+/** A watch that ends sooner than this with no event was refused in all but name. */
+const SHORT_WATCH_MS = 1_000;
+
+/** What a watch that ended at once with nothing is reported as. */
+export class ShortWatchError extends Error {
+  override readonly name = 'ShortWatchError';
+}
+
+/**
+ * The backoff of one informer: doubling from {@link INITIAL_BACKOFF_MS} to {@link MAX_BACKOFF_MS},
+ * each wait stretched by up to as much again at random, and back to the start once failures are
+ * {@link BACKOFF_RESET_MS} apart.
+ */
+function backoff(clock: InformerClock, random: () => number): () => number {
+  let base = INITIAL_BACKOFF_MS;
+  let lastFailureAt: number | undefined;
+  return () => {
+    const now = clock.now();
+    if (lastFailureAt !== undefined && now - lastFailureAt >= BACKOFF_RESET_MS) base = INITIAL_BACKOFF_MS;
+    lastFailureAt = now;
+    const wait = Math.round(base * (1 + random()));
+    base = Math.min(base * 2, MAX_BACKOFF_MS);
+    return wait;
+  };
+}
 
 /** Creates an informer; nothing happens until {@link Informer.run}. */
 export function createInformer(options: InformerOptions): Informer {
-  const { client, type, logger, scope } = options;
+  const { client, type, logger, scope, clock } = options;
+  const random = options.random ?? Math.random;
   const path = resourcePath(type, scope ? { namespace: scope.namespace } : {});
   const fieldSelector = scope ? `metadata.name=${scope.name}` : undefined;
   const store = createObjectStore();
@@ -136,29 +180,33 @@ export function createInformer(options: InformerOptions): Informer {
         markSynced();
       }
     }
-    for await (const event of client.watch(path, { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector }, signal)) {
+    const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random()));
+    const started = clock.now();
+    let events = 0;
+    for await (const event of client.watch(path, { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector, timeoutSeconds }, signal)) {
+      events++;
       apply(event);
       resumeFrom = event.object.metadata?.resourceVersion ?? resumeFrom;
     }
+    if (events === 0 && clock.now() - started < SHORT_WATCH_MS && !signal.aborted) throw new ShortWatchError('the watch ended at once, with no event');
   };
 
   const run = async (signal: AbortSignal): Promise<void> => {
-    let backoffMs = INITIAL_BACKOFF_MS;
+    const nextWait = backoff(clock, random);
     while (!signal.aborted) {
       try {
         await listAndWatch(signal); // A stream the server ended normally resumes at once.
-        backoffMs = INITIAL_BACKOFF_MS;
       } catch (err) {
         if (signal.aborted) break;
         if (isGone(err)) {
           resumeFrom = undefined; // Too old to resume: relist and emit the difference.
           continue;
         }
-        logger.warn({ err, resource: path, retryInMs: backoffMs }, 'list/watch failed; retrying');
+        const retryInMs = nextWait();
+        logger.warn({ err, resource: path, retryInMs }, 'list/watch failed; retrying');
         lastError = err;
         for (const listener of errorListeners) listener(err);
-        await options.sleep(backoffMs, signal).catch(() => undefined);
-        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+        await clock.sleep(retryInMs, signal).catch(() => undefined);
       }
     }
   };
