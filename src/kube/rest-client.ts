@@ -100,6 +100,48 @@ export function withTenant(client: RestClient, tenant: string): RestClient {
   return { server: client.server, request: (req) => client.request({ ...req, tenant }), watch: (path, query, signal) => client.watch(path, query, signal) };
 }
 
+/** The TLS settings an agent is built with; new ones mean a new agent. */
+type TlsMaterial = Pick<HttpsRequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
+
+/** Equal PEM material (a string, a Buffer, or a list of either, as the kubeconfig gives it). */
+function samePem(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => samePem(item, b[i]));
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  return a === b;
+}
+
+function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
+  return samePem(a.ca, b.ca) && samePem(a.cert, b.cert) && samePem(a.key, b.key) && a.rejectUnauthorized === b.rejectUnauthorized && a.servername === b.servername;
+}
+
+/**
+ * The keep-alive agent for the TLS material of each request. When the material changes (a client
+ * certificate file rewritten, an exec plugin's new credential) a new agent takes over, and the old one
+ * is retired: its idle connections close, and those still busy (a long watch) close when they are done.
+ */
+function agentPool(secure: boolean): { for(opts: TlsMaterial): HttpAgent } {
+  if (!secure) {
+    const plain = new HttpAgent({ keepAlive: true });
+    return { for: () => plain };
+  }
+  let current: { material: TlsMaterial; agent: HttpsAgent } | undefined;
+  const retire = (agent: HttpsAgent): void => {
+    agent.keepSocketAlive = () => false;
+    for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+  };
+  return {
+    for(opts) {
+      const { ca, cert, key, rejectUnauthorized, servername } = opts;
+      const material = { ca, cert, key, rejectUnauthorized, servername };
+      if (current && sameMaterial(current.material, material)) return current.agent;
+      if (current) retire(current.agent);
+      const agent = new HttpsAgent({ keepAlive: true, ca, cert, key, ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }), ...(servername ? { servername } : {}) });
+      current = { material, agent };
+      return agent;
+    },
+  };
+}
+
 /** Upper bound of one non-watch request, body included. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -111,17 +153,14 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const server = cluster.server.replace(/\/+$/, '');
   const url = new URL(server);
   const secure = url.protocol === 'https:';
-  let agent: HttpAgent | undefined;
+  const agents = agentPool(secure);
 
-  // Credentials are applied per request (tokens may rotate); the TLS material goes into one
-  // keep-alive agent so connections are reused instead of handshaking per call.
+  // Credentials are applied per request (tokens and client certificates may rotate); the TLS material
+  // goes into a keep-alive agent so connections are reused instead of handshaking per call.
   const optionsFor = async (method: string, path: string, headers: Record<string, string>): Promise<RequestOptions> => {
     const opts: HttpsRequestOptions = { headers: { ...headers } };
     await kubeConfig.applyToHTTPSOptions(opts);
-    const { ca, cert, key, rejectUnauthorized, servername } = opts;
-    agent ??= secure
-      ? new HttpsAgent({ keepAlive: true, ca, cert, key, ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }), ...(servername ? { servername } : {}) })
-      : new HttpAgent({ keepAlive: true });
+    const agent = agents.for(opts);
     return { method, host: url.hostname, port: url.port, path: `${url.pathname.replace(/\/$/, '')}${path}`, headers: opts.headers, agent };
   };
 
