@@ -1,11 +1,12 @@
 /**
- * What one related object's change costs a CompositeController with a customize hook (contract §3.4,
- * §3.5): N parents in 10 groups, each selecting the ConfigMap labelled with its group (hook v2). After
- * the first convergence one ConfigMap changes, 5 times; each round reports how long until every parent
- * of that group was synced with the new resourceVersion, how many sync calls the change caused (want:
- * exactly the N/10 parents that select it — Metacontroller routes by scanning every parent, loom through
- * an index) and how many customize calls (want 0: answers are cached per parent UID and generation).
- * Run with `npm run bench:related [-- parents]` (default 1000).
+ * What one related object's change costs a CompositeController with a customize hook
+ * (docs/hook-protocol.md, "Customize and related objects"): N parents in 10 groups, each selecting the
+ * ConfigMap labelled with its group (hook v2). After the first convergence one ConfigMap changes, 5
+ * times; each round reports how long until every parent of that group was synced with the new
+ * resourceVersion, how many sync calls the change caused (want: exactly the N/10 parents that select it
+ * — Metacontroller routes by scanning every parent, loom through an index) and how many customize calls
+ * (want 0: answers are cached per parent UID and generation). Run with
+ * `npm run bench:related [-- parents]` (default 1000).
  */
 import Fastify from 'fastify';
 import { pino } from 'pino';

@@ -1,9 +1,9 @@
 /**
- * The import rules of ARCHITECTURE.md, checked on every source file so a broken rule fails the build:
- * `api` and `engine` import nothing internal; `core`, `hooks` and `kube` import only `api`; nothing
- * but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the Kubernetes client. The hook
- * SDK (`sdk/`, shipped to users as `kube-loom-sdk`) imports only `api`, fastify and pino, and nothing in
- * `src/` imports it (examples and tests do).
+ * The import rules of docs/architecture.md ("Import rules"), checked on every source file so a broken
+ * rule fails the build: `api` and `engine` import nothing internal; `core`, `hooks` and `kube` import
+ * only `api`; nothing but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the
+ * Kubernetes client. The hook SDK (`sdk/`, shipped to users as `kube-loom-sdk`) imports only `api`,
+ * fastify and pino, and nothing in `src/` imports it (examples and tests do).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

@@ -1,7 +1,7 @@
 /**
- * A built-in, cluster-scoped parent type (contract §3.2, §4.6): a CompositeController over `v1`
- * `namespaces` (only the namespaces this file creates, by label) with `generateSelector`, whose hook
- * puts one ConfigMap into each namespace and returns `status: null`.
+ * A built-in, cluster-scoped parent type (docs/concepts.md, "Parent status"): a CompositeController over
+ * `v1` `namespaces` (only the namespaces this file creates, by label) with `generateSelector`, whose
+ * hook puts one ConfigMap into each namespace and returns `status: null`.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,8 @@
 /**
- * Claiming children on the real control plane (contract §5.2): a matching orphan is adopted, an owned
- * child that stops matching is released (orphaned, not deleted), a claimed child the hook no longer
- * returns is deleted, and with `generateSelector` children are tied to the parent by `controller-uid`.
+ * Claiming children on the real control plane (docs/concepts.md, "Claiming and adoption"): a matching
+ * orphan is adopted, an owned child that stops matching is released (orphaned, not deleted), a claimed
+ * child the hook no longer returns is deleted, and with `generateSelector` children are tied to the
+ * parent by `controller-uid`.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,8 +1,8 @@
 /**
- * Hook faults against the real control plane (contract §3 intro, §6.2): a failing, garbled, empty,
- * slow, dripping, oversized or confused sync hook never touches the children it created earlier, and
- * each failure is reported as a `SyncError` Warning event on the parent; a 429 is retried after
- * `Retry-After` without one. Also: too many children, a partly refused answer.
+ * Hook faults against the real control plane (docs/hook-protocol.md, "Failures and Retry-After"): a
+ * failing, garbled, empty, slow, dripping, oversized or confused sync hook never touches the children it
+ * created earlier, and each failure is reported as a `SyncError` Warning event on the parent; a 429 is
+ * retried after `Retry-After` without one. Also: too many children, a partly refused answer.
  */
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { Readable } from 'node:stream';

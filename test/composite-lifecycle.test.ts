@@ -1,9 +1,9 @@
 /**
- * The parent lifecycle of a CompositeController on the real control plane (contract §3.1, §3.2, §5.4):
- * `resyncAfterSeconds` brings a delayed sync with no change to the parent, a finalize hook holds a
- * deleted parent with the controller's finalizer until it answers `finalized: true`, the hook
- * version decides how the `children` map is keyed, and a status write that meets a newer parent is
- * retried rather than lost.
+ * The parent lifecycle of a CompositeController on the real control plane (docs/concepts.md,
+ * "Finalizers"; docs/hook-protocol.md, "Object maps and hook versions"): `resyncAfterSeconds` brings a
+ * delayed sync with no change to the parent, a finalize hook holds a deleted parent with the
+ * controller's finalizer until it answers `finalized: true`, the hook version decides how the `children`
+ * map is keyed, and a status write that meets a newer parent is retried rather than lost.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

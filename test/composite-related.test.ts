@@ -1,8 +1,8 @@
 /**
- * The customize hook and related objects on the real control plane (contract §3.4, §3.5): each
- * selection rule in v1 and v2, rules that break §3.5 failing the sync with a SyncError, a namespace
- * gaining a label bringing its objects in, and a related object's change waking exactly the parents
- * that select it while customize is asked once per parent generation.
+ * The customize hook and related objects on the real control plane (docs/hook-protocol.md,
+ * "Customize and related objects"): each selection rule in v1 and v2, invalid rules failing the sync
+ * with a SyncError, a namespace gaining a label bringing its objects in, and a related object's change
+ * waking exactly the parents that select it while customize is asked once per parent generation.
  *
  * JSONata controllers (hook versions v1 and v2 on a namespaced parent, v1 on a cluster-scoped one,
  * where v1 may look beyond one namespace) answer customize with the parent's `spec.rules` and write

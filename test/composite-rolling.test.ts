@@ -1,8 +1,8 @@
 /**
- * Rolling updates on the real control plane (contract §7): a parent with 5 children of a
- * `RollingInPlace` type moves its children to a new spec one at a time, in the hook's order, each
- * only once every child already moved passes the `Ready` status check; a failing check halts the
- * rollout (`Updated=False`, `RolloutWaiting`) and fixing it lets the rollout go on to
+ * Rolling updates on the real control plane (docs/hook-protocol.md, "Rolling updates"): a parent with 5
+ * children of a `RollingInPlace` type moves its children to a new spec one at a time, in the hook's
+ * order, each only once every child already moved passes the `Ready` status check; a failing check halts
+ * the rollout (`Updated=False`, `RolloutWaiting`) and fixing it lets the rollout go on to
  * `Updated=True`. The parent's ControllerRevisions record the progress, and only the latest is left.
  *
  * The children are objects of a test CRD, so the test plays their controller and writes their

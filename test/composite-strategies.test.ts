@@ -1,8 +1,8 @@
 /**
- * Child update methods (contract §4.4) in both apply strategies (§4.2, §4.3) against the real control
- * plane: `OnDelete` never touches an existing child, `Recreate` replaces it with a new object (and
- * keeps it when the API server rejects the desired state), `InPlace` updates the same object, keeping
- * fields others set.
+ * Child update methods (docs/concepts.md, "Update methods") in both apply strategies
+ * ("Applying children") against the real control plane: `OnDelete` never touches an existing child,
+ * `Recreate` replaces it with a new object (and keeps it when the API server rejects the desired state),
+ * `InPlace` updates the same object, keeping fields others set.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

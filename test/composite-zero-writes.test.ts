@@ -1,7 +1,7 @@
 /**
- * A converged controller writes nothing (ARCHITECTURE.md, contract §4.3 skip cache and §4.6 status
- * comparison): with 100 parents resynced every second in server-side-apply mode, a window holding at
- * least two complete syncs of every parent sees no API write from the host at all.
+ * A converged controller writes nothing (docs/concepts.md, "Skipping unchanged children" and
+ * "Parent status"): with 100 parents resynced every second in server-side-apply mode, a window holding
+ * at least two complete syncs of every parent sees no API write from the host at all.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

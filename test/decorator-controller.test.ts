@@ -1,10 +1,11 @@
 /**
- * DecoratorController on the real control plane (contract §2, §3.3): a built-in namespaced target
- * (StatefulSet) and a cluster-scoped one (Namespace), both with v2 hooks, get labels and annotations
- * merged (`null` deletes), attachments owned by the target and stamped with the decorator's name, and
- * the decorator's finalizer; opting out and deleting call the finalize hook, which lets go. One
- * DecoratorController with two target types decorates only what each type's selector picks. A CRD target's
- * status is replaced by the hook's; an invalid answer fails the sync with a SyncError and writes nothing.
+ * DecoratorController on the real control plane (docs/concepts.md, "DecoratorController writes"): a
+ * built-in namespaced target (StatefulSet) and a cluster-scoped one (Namespace), both with v2 hooks, get
+ * labels and annotations merged (`null` deletes), attachments owned by the target and stamped with the
+ * decorator's name, and the decorator's finalizer; opting out and deleting call the finalize hook, which
+ * lets go. One DecoratorController with two target types decorates only what each type's selector picks.
+ * A CRD target's status is replaced by the hook's; an invalid answer fails the sync with a SyncError and
+ * writes nothing.
  *
  * The hooks are JSONata, so each answer is computed from the request alone: the target's
  * `seen-attachments` annotation lists the keys of the attachments the hook was given.

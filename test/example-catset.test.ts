@@ -120,7 +120,8 @@ describe('the catset example', () => {
       const recreated = await podWhen(ordinal, (p) => rolledOf(p) === 'v2', 'recreated with the new template');
       expect(recreated.metadata.uid).not.toBe(before[ordinal]?.metadata.uid);
       // The rollout waits on this Pod while the lower ones are still the old Pods. Once the last
-      // Pod has moved, every Pod is on the latest revision: `OnLatestRevision` needs no wait (§7).
+      // Pod has moved, every Pod is on the latest revision: `OnLatestRevision` needs no wait
+      // (docs/hook-protocol.md, "Rolling updates").
       if (ordinal > 0) {
         const waiting = await statusWhen((s) => waitingOn(s, ordinal), `the rollout waiting on Pod ${ordinal}`);
         expect(updatedOf(waiting)?.status).toBe('False');

@@ -1,8 +1,9 @@
 /**
- * Webhook TLS, authentication and ETag mode against the real control plane (contract §1.2–1.4): an
- * HTTPS hook that demands a client certificate and a bearer token. The right credentials create the
- * children; a wrong CA or token is a `SyncError` with nothing written; a rotated token Secret is used
- * by the next sync without touching the CompositeController; a 304 answer reuses the cached response.
+ * Webhook TLS, authentication and ETag mode against the real control plane (docs/hook-protocol.md,
+ * "Webhook TLS, authentication and ETag"): an HTTPS hook that demands a client certificate and a bearer
+ * token. The right credentials create the children; a wrong CA or token is a `SyncError` with nothing
+ * written; a rotated token Secret is used by the next sync without touching the CompositeController; a
+ * 304 answer reuses the cached response.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

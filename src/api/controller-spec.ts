@@ -6,7 +6,7 @@
 import type { LabelSelector, SelectorRequirement } from './label-selector.ts';
 import type { KubeObject } from './object.ts';
 
-/** Hook request/response format (Metacontroller §3): `v2` keys object maps uniformly. */
+/** Hook request/response format (docs/hook-protocol.md, "Object maps and hook versions"): `v2` keys object maps uniformly. */
 export type HookVersion = 'v1' | 'v2';
 /** Every {@link HookVersion}. */
 export const HOOK_VERSIONS: readonly HookVersion[] = ['v1', 'v2'];

@@ -1,7 +1,8 @@
 /**
- * Which TLS and auth settings a webhook uses (contract §1.3): its own when it sets any of `caBundle`,
- * `clientTLS`, `authorization` and `basicAuth` — all of its own and nothing else, no field-level merge —
- * otherwise those of the first `endpointConfigs[]` entry whose `host` matches the host of the hook URL.
+ * Which TLS and auth settings a webhook uses (docs/hook-protocol.md,
+ * "Webhook TLS, authentication and ETag"): its own when it sets any of `caBundle`, `clientTLS`,
+ * `authorization` and `basicAuth` — all of its own and nothing else, no field-level merge — otherwise
+ * those of the first `endpointConfigs[]` entry whose `host` matches the host of the hook URL.
  *
  * Matching is Metacontroller's: case-insensitive; an entry's `host` may carry a port; a URL without a
  * port has the scheme's default one (443 for https, 80 for http), so `example.com`, `example.com:443`

@@ -1,6 +1,7 @@
 /**
- * The hook wire protocol (Metacontroller §3.2–3.4), the same for webhooks and JSONata hooks:
- * request builders, response types, and response decoders that check every top-level field of
+ * The hook wire protocol (docs/hook-protocol.md: "Sync and finalize (webhooks)",
+ * "DecoratorController requests", "Customize and related objects"), the same for webhooks and JSONata
+ * hooks: request builders, response types, and response decoders that check every top-level field of
  * untrusted input before anything downstream acts on it.
  */
 import type { HookVersion, ResponseUnmarshalMode } from './controller-spec.ts';
@@ -59,7 +60,7 @@ export interface DecoratorHookResponse {
   finalized: boolean;
 }
 
-/** One related-object rule of a customize response (selection rules: Metacontroller §3.5). */
+/** One related-object rule of a customize response (selection rules: docs/hook-protocol.md, "Customize and related objects"). */
 export interface RelatedResourceRule {
   apiVersion: string;
   resource: string;

@@ -1,7 +1,7 @@
 /**
- * The object maps of hook requests (`children`, `attachments`, `related`; Metacontroller §3.1):
- * outer key `<Kind>.<apiVersion>`, inner key depending on the hook version. Hooks index into these
- * maps by key, so the keys must match Metacontroller's exactly.
+ * The object maps of hook requests (`children`, `attachments`, `related`; docs/hook-protocol.md,
+ * "Object maps and hook versions"): outer key `<Kind>.<apiVersion>`, inner key depending on the hook
+ * version. Hooks index into these maps by key, so the keys must match Metacontroller's exactly.
  */
 import type { HookVersion } from './controller-spec.ts';
 import type { KubeObject } from './object.ts';

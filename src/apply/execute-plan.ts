@@ -53,8 +53,9 @@ export function childKey(child: ChildRef): string {
 const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
 
 /**
- * An object without status and server-set metadata (contract §4.3's sanitising), so a dry run is
- * compared on content: a status update by the child's own controller is no reason to recreate it.
+ * An object without status and server-set metadata (docs/concepts.md,
+ * "What loom removes from desired children"), so a dry run is compared on content: a status update by
+ * the child's own controller is no reason to recreate it.
  */
 function comparable(obj: KubeObject): string {
   return canonicalJson(sanitizeForApply(obj));
@@ -149,12 +150,12 @@ async function checkValidAsNew(options: ExecutePlanOptions, decision: Extract<Ch
 }
 
 /**
- * Recreate (contract §4.3): deletes an out-of-date child, which a later sync creates anew, but only
- * once its desired state has passed a dry-run create, in both apply strategies, so an invalid desired
- * state never deletes anything. (Metacontroller dry-runs only with server-side apply, an apply that
- * refuses immutable-field changes, and deletes on 422.) With server-side apply, a dry-run apply first
- * finds the children that need nothing, after the ownership takeover the decision may carry (then
- * the takeover is the one write, and the result says so).
+ * Recreate (docs/concepts.md, "Update methods"): deletes an out-of-date child, which a later sync
+ * creates anew, but only once its desired state has passed a dry-run create, in both apply strategies,
+ * so an invalid desired state never deletes anything. (Metacontroller dry-runs only with server-side
+ * apply, an apply that refuses immutable-field changes, and deletes on 422.) With server-side apply, a
+ * dry-run apply first finds the children that need nothing, after the ownership takeover the decision
+ * may carry (then the takeover is the one write, and the result says so).
  */
 async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<boolean> {
   if (options.applyStrategy === 'server-side-apply') {

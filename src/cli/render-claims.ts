@@ -1,10 +1,10 @@
 /**
- * Which `--observed` objects loom would treat as the parent's children (contract §5.2), with loom's
- * own claim rules: the parent's controlled children that match its selector are claimed, matching
- * orphans adopted (and then shown to the hook like the others), controlled children that stopped
- * matching released. A decorator never adopts: its attachments are the objects the target controls
- * that carry the decorator's annotation. Every observed object that is not claimed gets a line
- * saying what loom does with it and why.
+ * Which `--observed` objects loom would treat as the parent's children (docs/concepts.md,
+ * "Claiming and adoption"), with loom's own claim rules: the parent's controlled children that match its
+ * selector are claimed, matching orphans adopted (and then shown to the hook like the others),
+ * controlled children that stopped matching released. A decorator never adopts: its attachments are the
+ * objects the target controls that carry the decorator's annotation. Every observed object that is not
+ * claimed gets a line saying what loom does with it and why.
  */
 import { controllerRefOf, objectKey, type KubeObject, type LabelSelector } from '../api/index.ts';
 import { adoptedChild, claimChildren, isAttachmentOf } from '../core/index.ts';

@@ -1,10 +1,10 @@
 /**
- * One CompositeController sync, offline (contract §3.2, §4, §5): the parent is checked against
- * `spec.parentResource`, the finalizer lifecycle decides sync or finalize, `--observed` objects are
- * claimed, customize picks from `--related`, the hook is called, and its children are validated and
- * completed exactly as loom would apply them (namespace, controller reference, `controller-uid` label
- * with `generateSelector`; server-side apply drops the fields a client must not apply). The status
- * gets `observedGeneration`. Nothing is written anywhere.
+ * One CompositeController sync, offline (docs/architecture.md, "One sync of a parent"): the parent is
+ * checked against `spec.parentResource`, the finalizer lifecycle decides sync or finalize, `--observed`
+ * objects are claimed, customize picks from `--related`, the hook is called, and its children are
+ * validated and completed exactly as loom would apply them (namespace, controller reference,
+ * `controller-uid` label with `generateSelector`; server-side apply drops the fields a client must not
+ * apply). The status gets `observedGeneration`. Nothing is written anywhere.
  */
 import {
   compositeRequest, decodeCompositeResponse, groupOf, matchesSelector,

@@ -1,7 +1,7 @@
 /**
- * What one `loom render` works with, and the steps both controller kinds share: the finalizer
- * lifecycle before the hook (contract §5.4), the customize step, child types resolved offline, and
- * the plan of the owned objects.
+ * What one `loom render` works with, and the steps both controller kinds share: the finalizer lifecycle
+ * before the hook (docs/concepts.md, "Finalizers"), the customize step, child types resolved offline,
+ * and the plan of the owned objects.
  */
 import type { Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
 import { afterFinalize, decideLifecycle, type ApplyStrategy, type LifecycleDecision } from '../core/index.ts';
@@ -75,7 +75,7 @@ export interface HookOutcome {
   finalized: boolean | undefined;
 }
 
-/** The outcome of the call `life` chose, given the answer's `finalized` (contract §5.4). */
+/** The outcome of the call `life` chose, given the answer's `finalized` (docs/concepts.md, "Finalizers"). */
 export function outcomeOf(life: Lifecycle, input: { finalizer: string; finalized: boolean }): HookOutcome {
   const { decision, parent } = life;
   if (decision.hook !== 'finalize') return { manage: decision.manageChildren, removeFinalizer: false, finalizer: life.finalizerChange, finalized: undefined };

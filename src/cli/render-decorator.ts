@@ -1,10 +1,11 @@
 /**
- * One DecoratorController sync of one target, offline (contract §2, §3.3, §4.6): the target must be
- * of one of `spec.resources` and match its selectors; the finalizer lifecycle decides sync or
- * finalize; the target's attachments are picked from `--observed`; customize picks from `--related`;
- * the hook is called; its attachments are validated and completed as loom applies them (namespace,
- * controller reference, the decorator's annotation); and its labels, annotations and status are
- * applied to a copy of the target, whose changes are printed as a diff. Nothing is written anywhere.
+ * One DecoratorController sync of one target, offline (docs/concepts.md, "DecoratorController writes";
+ * docs/hook-protocol.md, "DecoratorController requests"): the target must be of one of `spec.resources`
+ * and match its selectors; the finalizer lifecycle decides sync or finalize; the target's attachments
+ * are picked from `--observed`; customize picks from `--related`; the hook is called; its attachments
+ * are validated and completed as loom applies them (namespace, controller reference, the decorator's
+ * annotation); and its labels, annotations and status are applied to a copy of the target, whose changes
+ * are printed as a diff. Nothing is written anywhere.
  */
 import { decodeDecoratorResponse, decoratorFinalizer, decoratorRequest, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../api/index.ts';
 import { attachmentAnnotations, decorates, normaliseDesiredChildren, planTargetWrites } from '../core/index.ts';

@@ -1,9 +1,9 @@
 /**
- * Related objects offline (Metacontroller §3.4–3.5): the customize hook is asked which objects the
- * parent needs, and its rules pick from the objects given with `--related` instead of from watches —
- * with loom's own rule checks and selection (`relatedSelection`, `selects`). A namespace selector
- * reads the labels of the Namespace objects in `--related`; a namespace not given there has no
- * labels, so its objects are not picked, as in loom before the namespace is cached.
+ * Related objects offline (docs/hook-protocol.md, "Customize and related objects"): the customize hook
+ * is asked which objects the parent needs, and its rules pick from the objects given with `--related`
+ * instead of from watches — with loom's own rule checks and selection (`relatedSelection`, `selects`). A
+ * namespace selector reads the labels of the Namespace objects in `--related`; a namespace not given
+ * there has no labels, so its objects are not picked, as in loom before the namespace is cached.
  */
 import {
   customizeRequest, decodeCustomizeResponse, objectKey, responseModeOf,

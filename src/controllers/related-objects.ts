@@ -1,10 +1,10 @@
 /**
- * The related objects of one controller's parents (Metacontroller §3.4–3.5): the customize hook is
- * asked which objects a parent needs, its answer is kept per parent UID and generation (content, for
- * types without a generation), the related
- * types are watched from the first parent that asks for them, and a related object's change wakes
- * exactly the parents that select it (through {@link RelatedIndex}, not a scan of every parent).
- * Shared by both controller kinds: it needs a parent, a customize hook and a way to enqueue a parent.
+ * The related objects of one controller's parents (docs/hook-protocol.md,
+ * "Customize and related objects"): the customize hook is asked which objects a parent needs, its answer
+ * is kept per parent UID and generation (content, for types without a generation), the related types are
+ * watched from the first parent that asks for them, and a related object's change wakes exactly the
+ * parents that select it (through {@link RelatedIndex}, not a scan of every parent). Shared by both
+ * controller kinds: it needs a parent, a customize hook and a way to enqueue a parent.
  */
 import type { Logger } from 'pino';
 import {
@@ -147,7 +147,7 @@ function versionOf(parent: KubeObject): string {
   return fingerprintOf({ ...parent, metadata, status: undefined });
 }
 
-/** Asks the customize hook about `parent` and checks its rules (§3.5), each with its type from discovery. */
+/** Asks the customize hook about `parent` and checks its selection rules, each with its type from discovery. */
 async function askCustomize(options: RelatedObjectsOptions, parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> {
   const raw = await options.runner.call(customizeRequest({ controller: options.controller, parent }), signal);
   const { response, ignoredFields } = decodeCustomizeResponse(raw, responseModeOf(options.hook));

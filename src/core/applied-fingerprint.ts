@@ -1,6 +1,6 @@
 /**
- * What loom remembers about its last server-side apply of a child, so a later sync can skip the API
- * call when nothing could have changed (contract §4.3, "skip cache").
+ * What loom remembers about its last server-side apply of a child, so a later sync can skip the API call
+ * when nothing could have changed (docs/concepts.md, "Skipping unchanged children").
  *
  * The rule, deliberately stricter than Metacontroller's: an apply is skipped only when the observed
  * child's `uid` and `resourceVersion` both equal the record's, and the fingerprint of the new desired

@@ -1,13 +1,16 @@
 /**
- * Decides, per child, what one sync must do to converge observed children on desired ones (contract
- * §4.1–4.5). Pure: the plan names every call; `apply/` makes them.
+ * Decides, per child, what one sync must do to converge observed children on desired ones
+ * (docs/concepts.md, "Applying children" and "Update methods"). Pure: the plan names every call;
+ * `apply/` makes them.
  *
- * Order (§4.5): decisions about unwanted observed children come first, sorted by apiVersion, kind,
- * namespace, name so runs are reproducible; then one decision per desired child, in desired order.
+ * Order (docs/concepts.md, "Order of child writes"): decisions about unwanted observed children come
+ * first, sorted by apiVersion, kind, namespace, name so runs are reproducible; then one decision per
+ * desired child, in desired order.
  *
  * Rolling methods act like their plain counterparts here (`RollingRecreate` as `Recreate`,
- * `RollingInPlace` as `InPlace`). The rolling-update planner (§7) works before this one: it chooses
- * which revision's version of each child goes into `desired`, so this plan needs no revision logic.
+ * `RollingInPlace` as `InPlace`). The rolling-update planner (docs/hook-protocol.md, "Rolling updates")
+ * works before this one: it chooses which revision's version of each child goes into `desired`, so this
+ * plan needs no revision logic.
  */
 import { runToEnd } from './run-to-end.ts';
 import type { KubeObject } from '../api/object.ts';
@@ -83,12 +86,12 @@ export interface ApplyUpdateDecision {
 }
 
 /**
- * Delete an out-of-date child now (UID precondition, background propagation); it is created again by
- * a later sync. The caller must first check, in either apply strategy, that `desired` passes a
- * dry-run create, and keep the child when it does not: an invalid desired state never deletes
- * anything. In server-side-apply mode the decision only means "the apply record does not vouch for
- * it", so the caller first dry-run applies `desired` and keeps the child when the result equals
- * observed — contract §4.3.
+ * Delete an out-of-date child now (UID precondition, background propagation); it is created again by a
+ * later sync. The caller must first check, in either apply strategy, that `desired` passes a dry-run
+ * create, and keep the child when it does not: an invalid desired state never deletes anything. In
+ * server-side-apply mode the decision only means "the apply record does not vouch for it", so the caller
+ * first dry-run applies `desired` and keeps the child when the result equals observed (docs/concepts.md,
+ * "Update methods").
  */
 export interface RecreateDecision {
   action: 'recreate';

@@ -1,7 +1,8 @@
 /**
  * Which existing objects a CompositeController parent owns, by the Kubernetes ControllerRef rules
- * (contract §5.1–5.2): the parent's label selector, the controller reference it writes, and the
- * claim / adopt / release decision for each candidate child. Pure: the caller performs the writes.
+ * (docs/concepts.md, "Claiming and adoption"): the parent's label selector, the controller reference it
+ * writes, and the claim / adopt / release decision for each candidate child. Pure: the caller performs
+ * the writes.
  */
 import { isRecord } from '../api/json-value.ts';
 import { CONTROLLER_UID_LABEL } from '../api/well-known.ts';

@@ -1,8 +1,9 @@
 /**
- * What a ControllerRevision is for a CompositeController parent (contract §7, §1.1
- * `revisionHistory.fieldPaths`, §5.5): the parent patch it records, its name, labels and owner, the
- * parent "as of" a revision, and how the claimed revisions of a parent split into the latest one and
- * the historic ones. Pure: plain objects in, plain objects out.
+ * What a ControllerRevision is for a CompositeController parent (docs/hook-protocol.md,
+ * "Rolling updates"; docs/concepts.md, "Labels and annotations loom writes"): the parent patch it
+ * records (`revisionHistory.fieldPaths`), its name, labels and owner, the parent "as of" a revision, and
+ * how the claimed revisions of a parent split into the latest one and the historic ones. Pure: plain
+ * objects in, plain objects out.
  *
  * Every rule is Metacontroller's (`pkg/controller/composite/controller_revision.go`), so revisions
  * Metacontroller wrote are recognised by loom and the other way round.
@@ -76,10 +77,10 @@ function assign(target: JsonObject, parts: readonly string[], value: Json): void
 }
 
 /**
- * The `parentPatch` of `parent` (contract §7, Metacontroller's `makePatch`): an object holding only the
- * subtrees of the parent at the dotted `fieldPaths` (`revisionHistory.fieldPaths`, `["spec"]` by
- * default — the parsed spec already carries the default), at the same paths. Paths the parent does not
- * have are left out. Only changes under these paths start a rolling update.
+ * The `parentPatch` of `parent` (Metacontroller's `makePatch`): an object holding only the subtrees of
+ * the parent at the dotted `fieldPaths` (`revisionHistory.fieldPaths`, `["spec"]` by default — the
+ * parsed spec already carries the default), at the same paths. Paths the parent does not have are left
+ * out. Only changes under these paths start a rolling update.
  * @throws RevisionError when a path runs through a non-object value.
  */
 export function parentPatchOf(parent: KubeObject, fieldPaths: readonly string[]): JsonObject {
@@ -146,9 +147,10 @@ function templateLabels(parent: KubeObject): Record<string, string> {
 }
 
 /**
- * The labels of a new revision (contract §7): `controller-uid=<uid>` with `generateSelector`, else the
- * parent's `spec.template.metadata.labels` (how a parent finds its orphaned revisions again), plus the
- * parent's API group and resource so revisions of different parent types never overlap.
+ * The labels of a new revision (docs/concepts.md, "Labels and annotations loom writes"):
+ * `controller-uid=<uid>` with `generateSelector`, else the parent's `spec.template.metadata.labels` (how
+ * a parent finds its orphaned revisions again), plus the parent's API group and resource so revisions of
+ * different parent types never overlap.
  */
 function revisionLabels(parent: KubeObject, parentResource: ParentResource, generateSelector: boolean): Record<string, string> {
   const base = generateSelector ? { [CONTROLLER_UID_LABEL]: parent.metadata.uid ?? '' } : templateLabels(parent);
@@ -238,9 +240,9 @@ function patchOf(revision: ControllerRevision): JsonObject {
 }
 
 /**
- * Step 1 of a rolling sync (contract §7): the revision whose `parentPatch` deep-equals the current
- * parent's patch is the latest (if several do, the last one wins and the others are left to be
- * deleted, as in Metacontroller); every other revision is historic, paired with
+ * Step 1 of a rolling sync (docs/hook-protocol.md, "Rolling updates"): the revision whose `parentPatch`
+ * deep-equals the current parent's patch is the latest (if several do, the last one wins and the others
+ * are left to be deleted, as in Metacontroller); every other revision is historic, paired with
  * {@link parentAtRevision}; with no match a new latest revision is prepared ({@link newControllerRevision}).
  * @throws RevisionError for a malformed revision or parent; nothing must be written then.
  */

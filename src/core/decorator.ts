@@ -1,7 +1,7 @@
 /**
- * The pure decisions of a DecoratorController (contract §2, §3.3, §4.6): which targets it decorates,
- * which objects are its attachments, and what its hook's answer does to the target — labels and
- * annotations merged (`null` deletes a key), `status` replaced wholesale or left alone.
+ * The pure decisions of a DecoratorController (docs/concepts.md, "DecoratorController writes"): which
+ * targets it decorates, which objects are its attachments, and what its hook's answer does to the target
+ * — labels and annotations merged (`null` deletes a key), `status` replaced wholesale or left alone.
  */
 import { DECORATOR_CONTROLLER_ANNOTATION, jsonEqual, matchesSelector, type AnnotationSelector, type DecoratorResourceRule, type KubeObject } from '../api/index.ts';
 import type { JsonObject } from './parent-status.ts';
@@ -76,8 +76,9 @@ export interface TargetWrites {
 }
 
 /**
- * Applies a decorator hook's answer to a copy of `target` and says what must be written: nothing,
- * when nothing changed. No `observedGeneration` is added (§3.3).
+ * Applies a decorator hook's answer to a copy of `target` and says what must be written: nothing, when
+ * nothing changed. No `observedGeneration` is added (docs/hook-protocol.md,
+ * "DecoratorController requests").
  */
 export function planTargetWrites(target: KubeObject, changes: TargetChanges, options: TargetWriteOptions): TargetWrites {
   const labels = mergeMetadataMap(target.metadata.labels, changes.labels);

@@ -1,8 +1,8 @@
 /**
  * Checks and completes the children a CompositeController's hook asked for, before anything is written
- * (contract §1.5 per-sync checks, §3.2, §5.5). One bad child fails the whole sync — as in Metacontroller,
- * no child and no status is written — and every problem is reported at once so the user can fix them in
- * one go.
+ * (docs/concepts.md, "Checking desired children"). One bad child fails the whole sync — as in
+ * Metacontroller, no child and no status is written — and every problem is reported at once so the user
+ * can fix them in one go.
  */
 import { formatSelector, matchesSelector, type LabelSelector } from '../api/label-selector.ts';
 import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../api/object.ts';

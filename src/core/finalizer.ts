@@ -1,6 +1,7 @@
 /**
- * The finalizer lifecycle of a CompositeController parent (contract §5.4): which hook a sync calls,
- * whether the controller's finalizer is added or removed first, and whether children may be touched.
+ * The finalizer lifecycle of a CompositeController parent (docs/concepts.md, "Finalizers"): which hook a
+ * sync calls, whether the controller's finalizer is added or removed first, and whether children may be
+ * touched.
  */
 import { compositeFinalizer } from '../api/well-known.ts';
 import type { KubeObject } from '../api/object.ts';

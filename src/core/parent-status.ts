@@ -1,7 +1,7 @@
 /**
- * The status a CompositeController writes on its parent (contract §4.6): the hook's `status` replaces
- * `.status` wholesale, stamped with the generation it was computed from, and is written only when it
- * differs from what is there.
+ * The status a CompositeController writes on its parent (docs/concepts.md, "Parent status"): the hook's
+ * `status` replaces `.status` wholesale, stamped with the generation it was computed from, and is
+ * written only when it differs from what is there.
  */
 import { jsonEqual } from '../api/json-value.ts';
 import type { Json } from '../api/object.ts';

@@ -16,7 +16,7 @@ const v2ClusterResource: RelatedScope = { version: 'v2', parentNamespace: 'team-
 const app = { matchLabels: { app: 'web' } };
 const team = { matchLabels: { team: 'x' } };
 
-describe('relatedSelection rejects rules that break §3.5', () => {
+describe('relatedSelection rejects invalid customize rules', () => {
   it.each<[string, RelatedResourceRule, RelatedScope, RegExp]>([
     ['names + labelSelector', { ...CM, names: ['a'], labelSelector: app }, v2Namespaced, /names cannot be combined/],
     ['names + namespaceSelector', { ...CM, names: ['a'], namespaceSelector: team }, v2Namespaced, /names cannot be combined/],

@@ -1,7 +1,7 @@
 /**
- * Related objects (Metacontroller §3.5): the customize hook's rules, checked and turned into
- * selections, and the test of whether a selection picks an object. One rule is one selection; an
- * object is related to a parent when any of the parent's selections picks it.
+ * Related objects (docs/hook-protocol.md, "Customize and related objects"): the customize hook's rules,
+ * checked and turned into selections, and the test of whether a selection picks an object. One rule is
+ * one selection; an object is related to a parent when any of the parent's selections picks it.
  */
 import { matchesSelector, type HookVersion, type KubeObject, type LabelSelector, type RelatedResourceRule } from '../api/index.ts';
 
@@ -40,7 +40,7 @@ function isConfined(scope: RelatedScope): boolean {
   return scope.version === 'v1' && Boolean(scope.parentNamespace) && scope.namespaced;
 }
 
-/** Each check of §3.5, as "this rule is wrong when…" and why. */
+/** Each check of the selection rules, as "this rule is wrong when…" and why. */
 const RULE_CHECKS: readonly { broken: (rule: RelatedResourceRule, scope: RelatedScope) => boolean; why: (rule: RelatedResourceRule, scope: RelatedScope) => string }[] = [
   { broken: (rule) => (rule.names?.length ?? 0) > 0 && Boolean(rule.labelSelector ?? rule.namespaceSelector), why: () => 'names cannot be combined with a selector' },
   { broken: (rule) => Boolean(rule.namespace) && Boolean(rule.namespaceSelector), why: () => 'namespace cannot be combined with namespaceSelector' },

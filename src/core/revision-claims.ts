@@ -1,8 +1,9 @@
 /**
- * Which revision each rolling child belongs to (contract §7 steps 3 and 6): the `children` lists of
- * ControllerRevisions, how they are cleaned and edited during one sync, and the ControllerRevision
- * writes that persist them. Children are named version-less and namespace-less — `{apiGroup, kind,
- * name}` — as in the ControllerRevision API, because a revision outlives a child's API version.
+ * Which revision each rolling child belongs to (docs/hook-protocol.md, "Rolling updates"): the
+ * `children` lists of ControllerRevisions, how they are cleaned and edited during one sync, and the
+ * ControllerRevision writes that persist them. Children are named version-less and namespace-less —
+ * `{apiGroup, kind, name}` — as in the ControllerRevision API, because a revision outlives a child's API
+ * version.
  *
  * The editing functions change the revision copies the rollout planner owns; nothing here touches an
  * input the caller gave.

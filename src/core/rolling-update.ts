@@ -1,5 +1,5 @@
 /**
- * One sync of a rolling CompositeController (contract §7 steps 3–7, Metacontroller's
+ * One sync of a rolling CompositeController (docs/hook-protocol.md, "Rolling updates"; Metacontroller's
  * `syncRollingUpdate` and the second half of `syncRevisions`): given what the hook wants for each
  * revision of the parent, decides which revision each rolling child belongs to, moves at most one child
  * to the latest revision, and returns the ControllerRevision writes, the one desired child list to

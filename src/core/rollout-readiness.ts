@@ -1,9 +1,10 @@
 /**
- * When a rollout may move on (contract §7 step 5, Metacontroller's `shouldContinueRolling` and
- * `childStatusCheck`): every rolling child already on the latest revision must be observed, up to date
- * with what the latest revision wants, past its spec (`RollingInPlace`: `status.observedGeneration`),
- * and pass the kind's `statusChecks`. The first child that does not is the reason the rollout waits;
- * the wording is Metacontroller's, since it ends up in the parent's `Updated` condition.
+ * When a rollout may move on (docs/hook-protocol.md, "Rolling updates"; Metacontroller's
+ * `shouldContinueRolling` and `childStatusCheck`): every rolling child already on the latest revision
+ * must be observed, up to date with what the latest revision wants, past its spec (`RollingInPlace`:
+ * `status.observedGeneration`), and pass the kind's `statusChecks`. The first child that does not is the
+ * reason the rollout waits; the wording is Metacontroller's, since it ends up in the parent's `Updated`
+ * condition.
  */
 import type { ControllerRevisionChildren } from '../api/controller-revision.ts';
 import type { ChildUpdateStrategy, StatusConditionCheck } from '../api/controller-spec.ts';
@@ -79,8 +80,8 @@ export interface UpToDateOptions {
 }
 
 /**
- * Whether `observed` already is what `desired` asks for — the rollout's "is this child on its
- * revision's state" question (contract §4.3: always the dynamic-apply merge computation):
+ * Whether `observed` already is what `desired` asks for — the rollout's
+ * "is this child on its revision's state" question (docs/concepts.md, "Applying children"):
  * - dynamic-apply: the 3-way merge against the last-applied annotation changes nothing, exactly when
  *   `planChildren` would decide `unchanged`.
  * - server-side-apply: loom's apply record says this very object (same UID) got exactly `desired`; or,

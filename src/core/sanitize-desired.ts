@@ -1,7 +1,8 @@
 /**
- * What loom sends when it server-side applies a child: the hook's desired object without the fields
- * a client must not claim (contract §4.3). Applying `status` or server-set metadata would make loom
- * their field manager, or be rejected; the dynamic-apply annotation has no meaning under SSA.
+ * What loom sends when it server-side applies a child: the hook's desired object without the fields a
+ * client must not claim (docs/concepts.md, "What loom removes from desired children"). Applying `status`
+ * or server-set metadata would make loom their field manager, or be rejected; the dynamic-apply
+ * annotation has no meaning under SSA.
  */
 import type { KubeObject } from '../api/object.ts';
 import { LAST_APPLIED_ANNOTATION } from '../api/well-known.ts';

@@ -1,7 +1,8 @@
 /**
- * Metacontroller's "dynamic apply" (contract §4.2): a client-side, type-agnostic 3-way merge in the
- * style of `kubectl apply`, used to update children in `--apply-strategy=dynamic-apply` mode. The
- * result is a full object carrying the observed `resourceVersion`, to be sent as a PUT.
+ * Metacontroller's "dynamic apply" (docs/concepts.md, "Applying children"): a client-side, type-agnostic
+ * 3-way merge in the style of `kubectl apply`, used to update children in
+ * `--apply-strategy=dynamic-apply` mode. The result is a full object carrying the observed
+ * `resourceVersion`, to be sent as a PUT.
  *
  * Every rule and quirk below is Metacontroller's, kept on purpose: children it has managed must merge
  * to the same result under loom, or a switch of controller would update (or, with `Recreate`, delete)

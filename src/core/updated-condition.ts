@@ -1,8 +1,8 @@
 /**
- * The `Updated` condition a rolling CompositeController sets on its parent (contract §4.6, §7 step 5):
- * where the rollout of children to the latest ControllerRevision stands. Values and wording are
- * Metacontroller's (`rolling_update.go`), so dashboards and `kubectl wait --for=condition=Updated`
- * keep working.
+ * The `Updated` condition a rolling CompositeController sets on its parent (docs/hook-protocol.md,
+ * "Rolling updates"): where the rollout of children to the latest ControllerRevision stands. Values and
+ * wording are Metacontroller's (`rolling_update.go`), so dashboards and
+ * `kubectl wait --for=condition=Updated` keep working.
  */
 import type { JsonObject } from '../api/hook-wire.ts';
 import type { Json } from '../api/object.ts';

@@ -1,9 +1,10 @@
 /**
- * The response cache of a webhook in ETag mode (contract §1.4): per runner, keyed by the request's root
- * object (`kind`, `namespace`, `name`), holding the last `ETag` the hook sent and the body that came
- * with it. Unlike Metacontroller's (no bound; a crash when `cacheTimeoutSeconds` is set without
- * `cacheCleanupSeconds`), it is bounded in entries and bytes, evicting the oldest first, and expiry is
- * checked when an entry is read, so it needs no timer and no janitor.
+ * The response cache of a webhook in ETag mode (docs/hook-protocol.md,
+ * "Webhook TLS, authentication and ETag"): per runner, keyed by the request's root object (`kind`,
+ * `namespace`, `name`), holding the last `ETag` the hook sent and the body that came with it. Unlike
+ * Metacontroller's (no bound; a crash when `cacheTimeoutSeconds` is set without `cacheCleanupSeconds`),
+ * it is bounded in entries and bytes, evicting the oldest first, and expiry is checked when an entry is
+ * read, so it needs no timer and no janitor.
  */
 import type { HookClock } from './webhook-runner.ts';
 

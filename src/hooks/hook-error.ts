@@ -1,7 +1,8 @@
 /**
- * How a hook call fails. Two classes, because they lead to different queue actions (ARCHITECTURE.md,
- * "How we write code" item 2). `hooks/` may import only `api/`, so neither is the engine's own class;
- * the reconciler that calls the hook (in `controllers/`) maps them onto `engine/errors.ts`:
+ * How a hook call fails. Two classes, because they lead to different queue actions
+ * (docs/architecture.md, "Errors and retries"). `hooks/` may import only `api/`, so neither is the
+ * engine's own class; the reconciler that calls the hook (in `controllers/`) maps them onto
+ * `engine/errors.ts`:
  *
  * - {@link HookError} → an ordinary failure, thrown on (wrapped with the parent's key): a Warning
  *   `SyncError` event on the parent and a rate-limited requeue, as Metacontroller does for a hook error,

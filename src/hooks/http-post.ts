@@ -1,6 +1,7 @@
 /**
  * One HTTP(S) POST of a JSON body with a bounded response, on `node:http` rather than `fetch` because
- * existing hook servers are picky about the wire (ARCHITECTURE.md, "hooks" row): the request carries
+ * existing hook servers are picky about the wire (docs/hook-protocol.md, "Sync and finalize (webhooks)";
+ * docs/architecture.md, "Hooks: webhooks and JSONata"): the request carries
  * `Content-Type: application/json` exactly, with no charset parameter, and a `Content-Length`, never a
  * chunked body. A response without `Content-Length` that ends when the server closes the connection is
  * read to the end like any other.

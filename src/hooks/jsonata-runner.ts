@@ -1,11 +1,12 @@
 /**
- * The inline JSONata {@link HookRunner} (ARCHITECTURE.md, "Inline JSONata hooks"): the expression's
- * input `$` is exactly the request a webhook would receive, and its result is exactly the response a
- * webhook would send, returned as plain JSON for the caller to decode like any other.
+ * The inline JSONata {@link HookRunner} (docs/jsonata.md; docs/architecture.md,
+ * "Hooks: webhooks and JSONata"): the expression's input `$` is exactly the request a webhook would
+ * receive, and its result is exactly the response a webhook would send, returned as plain JSON for the
+ * caller to decode like any other.
  *
- * Bounded (ARCHITECTURE.md, item 9). JSONata evaluates asynchronously but never waits for anything, so
- * an evaluation runs on microtasks and holds the event loop until it ends. JSONata's guardrails,
- * checked synchronously before every evaluation step, end a runaway (`jsonata-budget.ts`):
+ * Bounded (docs/architecture.md, "Bounded calls"). JSONata evaluates asynchronously but never waits for
+ * anything, so an evaluation runs on microtasks and holds the event loop until it ends. JSONata's
+ * guardrails, checked synchronously before every evaluation step, end a runaway (`jsonata-budget.ts`):
  * - time: a call fails once it has run `timeoutMs` on the injected clock since it started, or once
  *   the caller's signal has aborted. Calls of one runner are evaluated one at a time, each with its
  *   own budget;

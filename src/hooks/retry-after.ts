@@ -1,8 +1,9 @@
 /**
- * The `Retry-After` header of a 429 answer, as Metacontroller reads it (contract §3): integer seconds or
- * an RFC 1123 date (`Wed, 21 Oct 2015 07:28:00 GMT`, the IMF-fixdate of RFC 9110); anything else,
- * including no header, means 0. A date is relative to `nowMs`, the caller's wall clock, so a hook whose
- * clock runs ahead asks for a longer wait than it meant — the same as Metacontroller's `time.Until`.
+ * The `Retry-After` header of a 429 answer, as Metacontroller reads it (docs/hook-protocol.md,
+ * "Failures and Retry-After"): integer seconds or an RFC 1123 date (`Wed, 21 Oct 2015 07:28:00 GMT`, the
+ * IMF-fixdate of RFC 9110); anything else, including no header, means 0. A date is relative to `nowMs`,
+ * the caller's wall clock, so a hook whose clock runs ahead asks for a longer wait than it meant — the
+ * same as Metacontroller's `time.Until`.
  */
 
 const DELAY_SECONDS = /^\d+$/;

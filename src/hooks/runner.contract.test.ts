@@ -1,9 +1,8 @@
 /**
- * The contract every {@link HookRunner} keeps (ARCHITECTURE.md, "Tests"): the same cases, run against
- * the webhook runner (a fastify hook server on 127.0.0.1 whose handler computes the response in JS) and
- * the JSONata runner (an equivalent expression), in loom's process and in an evaluator process, must
- * give the same outcome. Each case states its
- * outcome once; both runners are held to it.
+ * The contract every {@link HookRunner} keeps (docs/architecture.md, "Tests"): the same cases, run
+ * against the webhook runner (a fastify hook server on 127.0.0.1 whose handler computes the response in
+ * JS) and the JSONata runner (an equivalent expression), in loom's process and in an evaluator process,
+ * must give the same outcome. Each case states its outcome once; both runners are held to it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HookError } from './hook-error.ts';

@@ -1,10 +1,11 @@
 /**
- * Turns a webhook's TLS and auth settings (contract §1.2) into what a request needs: the PEM material
- * of a custom TLS agent and the `Authorization` header value. Secrets and ConfigMaps are read through a
- * {@link CredentialReader} on every call — loom's controllers back it with the shared informer caches —
- * so a rotated Secret is used by the next call without touching the controller object (Metacontroller
- * reads them once, when the controller starts). A missing object or key fails that call with a
- * `HookError` naming namespace, name, key and the setting that refers to it; values are never quoted.
+ * Turns a webhook's TLS and auth settings (docs/hook-protocol.md,
+ * "Webhook TLS, authentication and ETag") into what a request needs: the PEM material of a custom TLS
+ * agent and the `Authorization` header value. Secrets and ConfigMaps are read through a
+ * {@link CredentialReader} on every call — loom's controllers back it with the shared informer caches — so a
+ * rotated Secret is used by the next call without touching the controller object (Metacontroller reads
+ * them once, when the controller starts). A missing object or key fails that call with a `HookError`
+ * naming namespace, name, key and the setting that refers to it; values are never quoted.
  */
 import type { EndpointConfig, KeyReference, ObjectReference, WebhookAuth } from '../api/controller-spec.ts';
 import { effectiveWebhookAuth } from '../api/endpoint-match.ts';

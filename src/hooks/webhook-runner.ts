@@ -1,10 +1,12 @@
 /**
- * The HTTP webhook {@link HookRunner}, with Metacontroller's wire behaviour (contract §1.2–1.4, §3):
- * `POST` the request JSON, with `Authorization` when the settings in effect say so and over a custom
- * TLS agent when they carry a CA bundle or client certificate; 200 is success and its body must be JSON
- * (in ETag mode, 304 and 412 reuse the cached body); 429 asks for a retry after `Retry-After`; any other
- * status is an error that quotes the body. Every call is bounded (ARCHITECTURE.md, item 9): a
- * whole-request timeout through `AbortSignal` (reading credentials included), and a response size limit.
+ * The HTTP webhook {@link HookRunner}, with Metacontroller's wire behaviour (docs/hook-protocol.md,
+ * "Sync and finalize (webhooks)", "Failures and Retry-After", "Webhook TLS, authentication and ETag"):
+ * `POST` the request JSON, with `Authorization` when the settings in effect say so and over a custom TLS
+ * agent when they carry a CA bundle or client certificate; 200 is success and its body must be JSON (in
+ * ETag mode, 304 and 412 reuse the cached body); 429 asks for a retry after `Retry-After`; any other
+ * status is an error that quotes the body. Every call is bounded (docs/architecture.md,
+ * "Bounded calls"): a whole-request timeout through `AbortSignal` (reading credentials included), and a
+ * response size limit.
  */
 import type { ETagConfig } from '../api/controller-spec.ts';
 import { createETagCache, etagKeyOf, type ETagCache, type ETagEntry } from './etag-cache.ts';

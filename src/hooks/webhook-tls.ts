@@ -1,9 +1,10 @@
 /**
- * The TLS side of a webhook with a custom CA bundle or client certificate (contract §1.2): the PEM
- * material is checked with errors that name where it came from, and turned into a keep-alive
- * `https.Agent` with TLS 1.2 at least. Agents are keyed by a hash of their material, so an agent — and
- * its open connections — lives until the material changes (a rotated Secret), not per call; an agent
- * that is replaced is destroyed once the requests still using it have finished.
+ * The TLS side of a webhook with a custom CA bundle or client certificate (docs/hook-protocol.md,
+ * "Webhook TLS, authentication and ETag"): the PEM material is checked with errors that name where it
+ * came from, and turned into a keep-alive `https.Agent` with TLS 1.2 at least. Agents are keyed by a
+ * hash of their material, so an agent — and its open connections — lives until the material changes (a
+ * rotated Secret), not per call; an agent that is replaced is destroyed once the requests still using it
+ * have finished.
  */
 import { createHash, createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { Agent } from 'node:https';

@@ -1,8 +1,8 @@
 /**
- * Where a webhook lives, resolved the way Metacontroller does it (contract §1.2): `url` wins; otherwise
- * `service` plus `path` gives `<protocol>://<name>.<namespace>:<port><path>` — no `.svc` suffix, cluster
- * DNS search paths resolve it — with `port` 80 and `protocol` `http` by default (also for `https`:
- * Metacontroller does not switch the default port, and neither do we).
+ * Where a webhook lives, resolved the way Metacontroller does it (docs/hook-protocol.md, "Webhook URL"):
+ * `url` wins; otherwise `service` plus `path` gives `<protocol>://<name>.<namespace>:<port><path>` — no
+ * `.svc` suffix, cluster DNS search paths resolve it — with `port` 80 and `protocol` `http` by default
+ * (also for `https`: Metacontroller does not switch the default port, and neither do we).
  */
 import { HookError } from './hook-error.ts';
 

@@ -17,7 +17,7 @@ function composite(parent: KubeObject, children: CompositeRequest['children'], r
   return { parent, children, related, finalizing: false };
 }
 
-/** The same observed state, keyed by each hook version for each parent scope (Metacontroller §3.1). */
+/** The same observed state, keyed by each hook version for each parent scope (docs/hook-protocol.md, "Object maps and hook versions"). */
 const requests = {
   'v1, namespaced parent': composite(namespacedParent, { 'ConfigMap.v1': { b: cmB, a: cmA }, 'ClusterRole.v1': {} }),
   'v2, namespaced parent': composite(namespacedParent, { 'ConfigMap.v1': { 'ns/b': cmB, 'ns/a': cmA }, 'ClusterRole.v1': { admin: role } }),

@@ -1,8 +1,8 @@
 /**
- * The hook wire protocol (Metacontroller §3.2–3.4) as a hook author sees it: the requests loom (or
- * Metacontroller) sends and the responses a handler may return. Requests are what the SDK has
- * checked and filled in (absent object maps as `{}`); responses may leave out any field, which then
- * takes its zero value on the controller's side.
+ * The hook wire protocol (docs/hook-protocol.md) as a hook author sees it: the requests loom (or
+ * Metacontroller) sends and the responses a handler may return. Requests are what the SDK has checked
+ * and filled in (absent object maps as `{}`); responses may leave out any field, which then takes its
+ * zero value on the controller's side.
  */
 import type { KubeObject, RelatedResourceRule } from '../api/index.ts';
 

@@ -1,7 +1,7 @@
 /**
- * Claims a parent's children for one sync (contract §5.2): its controlled children plus adoptable
- * orphans, from the stores' owner and orphan indexes; then adopts and releases through the API.
- * A failed adoption or release is logged and skipped: the next sync tries again.
+ * Claims a parent's children for one sync (docs/concepts.md, "Claiming and adoption"): its controlled
+ * children plus adoptable orphans, from the stores' owner and orphan indexes; then adopts and releases
+ * through the API. A failed adoption or release is logged and skipped: the next sync tries again.
  */
 import type { KubeObject, LabelSelector } from '../../api/index.ts';
 import { adoptedChild, childRefOf, claimChildren, releasedChild } from '../../core/index.ts';

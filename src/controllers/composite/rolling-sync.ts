@@ -1,8 +1,8 @@
 /**
- * The hook's answer for a parent whose children roll (contract §7): the parent's ControllerRevisions
- * are claimed, the hook is asked once per revision (the parent as of that revision), one child at a
- * time moves to the latest revision as status checks allow, and the revisions are written before any
- * child is touched — so a rollout's progress survives a restart.
+ * The hook's answer for a parent whose children roll (docs/hook-protocol.md, "Rolling updates"): the
+ * parent's ControllerRevisions are claimed, the hook is asked once per revision (the parent as of that
+ * revision), one child at a time moves to the latest revision as status checks allow, and the revisions
+ * are written before any child is touched — so a rollout's progress survives a restart.
  */
 import { groupOf, matchesSelector, type CompositeHookResponse, type ControllerRevision, type KubeObject } from '../../api/index.ts';
 import { RetryAfterError } from '../../engine/index.ts';

@@ -1,8 +1,8 @@
 /**
- * Which parents a watch event concerns (contract §5.3). Parents are enqueued when they are ours
- * (match the controller's parent selector, or still carry its finalizer); a child's event goes to
- * the parent its controller reference names, and an orphan's to every parent whose selector could
- * adopt it — found through the parent store's namespace index, not a scan of every parent.
+ * Which parents a watch event concerns (docs/concepts.md, "Event routing"). Parents are enqueued when
+ * they are ours (match the controller's parent selector, or still carry its finalizer); a child's event
+ * goes to the parent its controller reference names, and an orphan's to every parent whose selector
+ * could adopt it — found through the parent store's namespace index, not a scan of every parent.
  */
 import { controllerRefOf, groupOf, objectKey, type KubeObject } from '../../api/index.ts';
 import { matchesSelector, type LabelSelector } from '../../api/label-selector.ts';

@@ -1,10 +1,10 @@
 /**
- * One sync of one CompositeController parent — the reconcile (contract §3.2, §4, §5): finalizer,
- * claim (adopt/release), hook, validation of the desired children, child writes, status. Reads come
- * from the caches; the only uncached reads are the parent check before an adoption and, when a create
- * finds a child's name taken, the read of the object holding it. No child is created, changed or
- * deleted before the hook's answer has been validated, so a failing or garbled hook never deletes a
- * child.
+ * One sync of one CompositeController parent — the reconcile (docs/architecture.md,
+ * "One sync of a parent"): finalizer, claim (adopt/release), hook, validation of the desired children,
+ * child writes, status. Reads come from the caches; the only uncached reads are the parent check before
+ * an adoption and, when a create finds a child's name taken, the read of the object holding it. No child
+ * is created, changed or deleted before the hook's answer has been validated, so a failing or garbled
+ * hook never deletes a child.
  */
 import { matchesSelector, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
 import { afterFinalize, decideLifecycle, parentSelector, whyNotChild, type LifecycleDecision } from '../../core/index.ts';

@@ -1,8 +1,9 @@
 /**
- * One sync of one DecoratorController target (contract §2, §3.3, §4.6): finalizer, the target's
- * attachments, hook, validation of the desired attachments, the target's labels, annotations and
- * status, then the attachment writes. Reads come from the caches. Nothing is written before the
- * hook's answer has been validated, so a failing or garbled hook changes nothing.
+ * One sync of one DecoratorController target (docs/concepts.md, "DecoratorController writes";
+ * docs/hook-protocol.md, "DecoratorController requests"): finalizer, the target's attachments, hook,
+ * validation of the desired attachments, the target's labels, annotations and status, then the
+ * attachment writes. Reads come from the caches. Nothing is written before the hook's answer has been
+ * validated, so a failing or garbled hook changes nothing.
  */
 import { decodeDecoratorResponse, decoratorRequest, type DecoratorHookResponse, type KubeObject, type TypedObjects } from '../../api/index.ts';
 import {
