@@ -108,6 +108,7 @@ describe('parseCompositeController: problems', () => {
     ['service protocol gopher', 'spec.hooks.sync.webhook', { service: { name: 'h', namespace: 'n', protocol: 'gopher' }, path: '/s' }, 'spec.hooks.sync.webhook.service.protocol', 'expected http or https; got "gopher"'],
     ['child type named twice, in another version', 'spec.childResources[1]', { apiVersion: 'v1beta1', resource: 'pods', updateStrategy: { method: 'Recreate' } }, 'spec.childResources[1]', 'names the same resource as spec.childResources[0] (pods in the core group)'],
     ['no sync and no finalize hook', 'spec.hooks', {}, 'spec.hooks.sync', 'is required: without a sync hook (or a finalize hook) the controller can do nothing'],
+    ['sync and finalize hooks null', 'spec.hooks', { sync: null, finalize: null }, 'spec.hooks.sync', 'is required'],
     ['revision field path with an index', 'spec.parentResource.revisionHistory.fieldPaths', ['spec', 'spec.containers[0]'], 'spec.parentResource.revisionHistory.fieldPaths[1]', 'expected a dotted path of field names'],
   ]))('$name', ({ path, value, problemPath, message }) => {
     const problems = problemsOf(parseCompositeController(withField(minimalComposite, path, value)));

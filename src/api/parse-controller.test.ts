@@ -167,6 +167,7 @@ describe('parseCompositeController: warnings', () => {
     const result = parseCompositeController(finalizeOnly);
     expect(result.ok).toBe(true);
     expect(result.warnings).toEqual([{ path: 'spec.hooks.sync', message: 'not set: every sync of a parent that is not being deleted fails; only the finalize hook is called' }]);
+    expect(parseCompositeController(withField(finalizeOnly, 'spec.hooks.sync', null)).warnings.map((w) => w.path)).toEqual(['spec.hooks.sync']);
   });
 
   it('warns about status checks on a method that never reads them', () => {

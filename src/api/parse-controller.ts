@@ -49,9 +49,10 @@ function readResourceRule(r: FieldReader): ResourceRule {
 }
 
 /**
- * One rule per resource (target, child or attachment type): queue keys and observed maps name the
- * type, so a second rule could never decide an object on its own. Versions do not tell rules apart (`apps/v1` and `apps/v1beta1` deployments are
- * the same objects), as Metacontroller keys its selectors by group and kind, not version.
+ * One rule per resource (decorator target, child or attachment type). Versions do not tell rules
+ * apart: `apps/v1` and `apps/v1beta1` Deployments are the same objects, so two rules for them would
+ * claim, update and delete the same children under two update strategies (or decorate one target
+ * twice, as queue keys name the group and kind, not the version).
  */
 function refuseRepeatedTargets(list: FieldReader, rules: readonly ResourceRule[]): void {
   // Only an array yields rules, and reading the items of an array reports nothing new.
@@ -137,10 +138,11 @@ function readHooks<K extends string>(r: FieldReader, names: readonly K[]): Parti
     const hook = readHook(r.field(name));
     if (hook) hooks[name] = hook;
   }
-  // A hook that failed to parse was reported already; one complaint is enough.
+  // A hook that failed to parse was reported already; one complaint is enough. `null` is no hook.
+  const given = (name: string): boolean => r.field(name).value !== undefined && r.field(name).value !== null;
   const sync = r.field('sync');
-  if (!present || sync.value !== undefined) return hooks;
-  if (r.field('finalize').value === undefined) sync.problem('is required: without a sync hook (or a finalize hook) the controller can do nothing');
+  if (!present || given('sync')) return hooks;
+  if (!given('finalize')) sync.problem('is required: without a sync hook (or a finalize hook) the controller can do nothing');
   else sync.warn('not set: every sync of a parent that is not being deleted fails; only the finalize hook is called');
   return hooks;
 }

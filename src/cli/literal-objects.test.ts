@@ -2,30 +2,42 @@ import { describe, expect, it } from 'vitest';
 import { literalObjects } from './literal-objects.ts';
 
 describe('literalObjects', () => {
-  it('finds literal objects in arrays, lambdas and nested objects, with where each starts', () => {
+  it('finds the answered children in arrays, lambdas and conditions, with where each starts', () => {
     const expression = `{
   "children": [
     { "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "x" } },
-    $map([1], function($i) { { "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {} } })
+    $map([1], function($i) { { "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {} } }),
+    parent.spec.ha ? { "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {} } : []
   ]
 }`;
-    expect(literalObjects(expression)).toEqual([
+    expect(literalObjects(expression, 'children')).toEqual([
       { kind: 'Secret', apiVersion: 'v1', line: 3, column: 5 },
       { kind: 'Deployment', apiVersion: 'apps/v1', line: 4, column: 30 },
+      { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', line: 5, column: 22 },
     ]);
   });
 
   it('leaves out references to objects, which have no metadata (an HPA scale target)', () => {
-    const hpa = '{ "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": { "name": "h" }, "spec": { "scaleTargetRef": { "apiVersion": "apps/v1", "kind": "Deployment", "name": "web" } } }';
-    expect(literalObjects(hpa).map((o) => o.kind)).toEqual(['HorizontalPodAutoscaler']);
+    const hpa = '{ "children": [{ "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": { "name": "h" }, "spec": { "scaleTargetRef": { "apiVersion": "apps/v1", "kind": "Deployment", "name": "web" } } }] }';
+    expect(literalObjects(hpa, 'children').map((o) => o.kind)).toEqual(['HorizontalPodAutoscaler']);
+  });
+
+  it('leaves out a manifest a child embeds, and objects elsewhere in the answer', () => {
+    const embedding = `{
+  "children": [{ "apiVersion": "example.com/v1", "kind": "Bundle", "metadata": {}, "spec": { "resources": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": {} }] } }],
+  "status": { "template": { "apiVersion": "v1", "kind": "Pod", "metadata": {} } }
+}`;
+    expect(literalObjects(embedding, 'children').map((o) => o.kind)).toEqual(['Bundle']);
+    expect(literalObjects(embedding, 'attachments')).toEqual([]);
   });
 
   it('leaves out a computed kind, and keeps a computed apiVersion as unknown', () => {
-    expect(literalObjects('{ "apiVersion": "v1", "kind": parent.spec.kind, "metadata": {} }')).toEqual([]);
-    expect(literalObjects('{ "apiVersion": parent.apiVersion, "kind": "ConfigMap", "metadata": {} }')).toEqual([{ kind: 'ConfigMap', apiVersion: undefined, line: 1, column: 1 }]);
+    expect(literalObjects('{ "children": [{ "apiVersion": "v1", "kind": parent.spec.kind, "metadata": {} }] }', 'children')).toEqual([]);
+    expect(literalObjects('{ "children": [{ "apiVersion": parent.apiVersion, "kind": "ConfigMap", "metadata": {} }] }', 'children'))
+      .toEqual([{ kind: 'ConfigMap', apiVersion: undefined, line: 1, column: 16 }]);
   });
 
   it('finds nothing in an expression that does not compile', () => {
-    expect(literalObjects('{ "kind": "Secret", ')).toEqual([]);
+    expect(literalObjects('{ "children": [{ "kind": "Secret", ', 'children')).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 /**
- * The objects a JSONata hook builds literally: every object constructor whose keys include
- * `apiVersion`, `kind` and `metadata` and whose `kind` is a string literal. Those three keys together
- * tell a Kubernetes object from a reference to one (an HPA's `scaleTargetRef` has `apiVersion` and
- * `kind` but no `metadata`), so `loom validate` can check what a hook would create against what the
- * controller declares, without running it.
+ * The objects a JSONata hook answers literally: object constructors whose keys include `apiVersion`,
+ * `kind` and `metadata` and whose `kind` is a string literal, in what the expression builds for its
+ * answer's `children` (or `attachments`). Those three keys together tell a Kubernetes object from a
+ * reference to one (an HPA's `scaleTargetRef` has `apiVersion` and `kind` but no `metadata`), so
+ * `loom validate` can check what a hook would create against what the controller declares, without
+ * running it.
  */
 import jsonata from 'jsonata';
 
@@ -58,8 +59,23 @@ function literalObjectAt(node: AstNode, expression: string): LiteralObject | und
   return { kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumn(expression, (node.position ?? 1) - 1) };
 }
 
-/** Every literal Kubernetes object in `expression`; none when it does not compile (that is reported elsewhere). */
-export function literalObjects(expression: string): LiteralObject[] {
+/** The value expressions of an object constructor's `field` entries (string-literal keys only). */
+function entriesNamed(node: AstNode, field: string): unknown[] {
+  if (node.type !== 'unary' || node.value !== '{' || !Array.isArray(node.lhs)) return [];
+  return (node.lhs as unknown[]).flatMap((pair) => {
+    if (!Array.isArray(pair)) return [];
+    const [name, value] = pair as unknown[];
+    return isNode(name) && name.type === 'string' && name.value === field ? [value] : [];
+  });
+}
+
+/**
+ * The literal Kubernetes objects an expression answers in `field` (`children`, `attachments`): those
+ * in the expressions that build that field's value, wherever they sit there (an array, a `$map`
+ * lambda, a condition), but not objects nested in one of them (a manifest a child embeds) nor those
+ * elsewhere in the answer (its status). None when it does not compile (that is reported elsewhere).
+ */
+export function literalObjects(expression: string, field: string): LiteralObject[] {
   let ast: unknown;
   try {
     ast = jsonata(expression).ast();
@@ -67,13 +83,20 @@ export function literalObjects(expression: string): LiteralObject[] {
     return [];
   }
   const found: LiteralObject[] = [];
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
+  const collect = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(collect);
     if (!isNode(value)) return;
     const object = literalObjectAt(value, expression);
     if (object) found.push(object);
-    Object.values(value).forEach(visit);
+    else Object.values(value).forEach(collect);
   };
-  visit(ast);
+  const search = (value: unknown): void => {
+    if (Array.isArray(value)) return value.forEach(search);
+    if (!isNode(value)) return;
+    const answered = entriesNamed(value, field);
+    if (answered.length > 0) answered.forEach(collect);
+    else Object.values(value).forEach(search);
+  };
+  search(ast);
   return found;
 }

@@ -1,8 +1,9 @@
 /**
- * A JSONata sync or finalize hook that builds an object of a kind its controller does not declare
+ * A JSONata sync or finalize hook that answers an object of a kind its controller does not declare
  * (`childResources` of a CompositeController, `attachments` of a DecoratorController) would have every
  * sync refused at run time; `loom validate` says so before. Which kind a declared rule names comes from
- * the CRDs among the validated files and the built-in types, else from Kubernetes' regular plural.
+ * the CRDs among the validated files and the built-in types: a problem then. Without them the kind is
+ * guessed from Kubernetes' regular plural, which an irregular one (`mice`) defeats: only a warning.
  */
 import { groupOf, type FieldProblem, type Hook, type KubeObject, type ResourceRule } from '../api/index.ts';
 import { literalObjects, type LiteralObject } from './literal-objects.ts';
@@ -16,10 +17,12 @@ export interface DeclaredObjects {
   hooks: { sync?: Hook | undefined; finalize?: Hook | undefined };
 }
 
-function declares(rule: ResourceRule, kindOf: (rule: ResourceRule) => string | undefined, object: LiteralObject): boolean {
+/** Whether `rule` names `object`'s type: `true`, `false`, or `'guess'` when it might (its kind is not known). */
+function declares(rule: ResourceRule, kindOf: (rule: ResourceRule) => string | undefined, object: LiteralObject): boolean | 'guess' {
   if (object.apiVersion !== undefined && groupOf(object.apiVersion) !== groupOf(rule.apiVersion)) return false;
   const kind = kindOf(rule);
-  return kind === undefined ? regularPlural(object.kind) === rule.resource : kind === object.kind;
+  if (kind !== undefined) return kind === object.kind;
+  return regularPlural(object.kind) === rule.resource || 'guess';
 }
 
 function describeRule(object: LiteralObject): string {
@@ -27,19 +30,36 @@ function describeRule(object: LiteralObject): string {
   return `{ apiVersion: ${apiVersion}, resource: ${regularPlural(object.kind)} }`;
 }
 
-/** One problem per literal object of an undeclared kind in an inline sync or finalize expression. */
-export function undeclaredChildren(controller: DeclaredObjects, crds: readonly KubeObject[]): FieldProblem[] {
+/** What the check found: certain problems, and objects only the regular plural says are undeclared. */
+export interface UndeclaredChildren {
+  problems: FieldProblem[];
+  warnings: FieldProblem[];
+}
+
+/** The problem, or the warning when only the regular plural tells, about one undeclared object. */
+function report(object: LiteralObject, field: DeclaredObjects['field'], certain: boolean): string {
+  const where = `line ${object.line}, column ${object.column}: a ${object.kind}${object.apiVersion ? ` (${object.apiVersion})` : ''} is not among spec.${field}`;
+  return certain
+    ? `${where}, so loom would refuse every sync that returns one; add ${describeRule(object)} to spec.${field}`
+    : `${where} as far as its regular plural tells; give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`;
+}
+
+/** One problem (or warning) per literal object of an undeclared kind in an inline sync or finalize expression. */
+export function undeclaredChildren(controller: DeclaredObjects, crds: readonly KubeObject[]): UndeclaredChildren {
   const catalog = typeCatalog({ crds, examples: [] });
   const kindOf = (rule: ResourceRule) => catalog.resolve(rule)?.kind;
   const { field, rules } = controller;
-  return (['sync', 'finalize'] as const).flatMap((name) => {
-    const expression = controller.hooks[name]?.jsonata?.expression;
-    if (expression === undefined) return [];
-    return literalObjects(expression)
-      .filter((object) => !rules.some((rule) => declares(rule, kindOf, object)))
-      .map((object) => ({
-        path: `spec.hooks.${name}.jsonata.expression`,
-        message: `line ${object.line}, column ${object.column}: a ${object.kind}${object.apiVersion ? ` (${object.apiVersion})` : ''} is not among spec.${field}, so loom would refuse every sync that returns one; add ${describeRule(object)} to spec.${field}`,
-      }));
-  });
+  // The answer's list of desired objects for each declaring field.
+  const answered = field === 'childResources' ? 'children' : 'attachments';
+  const found: UndeclaredChildren = { problems: [], warnings: [] };
+  for (const name of ['sync', 'finalize'] as const) {
+    const expression = controller.hooks[name]?.jsonata?.expression ?? '';
+    for (const object of literalObjects(expression, answered)) {
+      const answers = rules.map((rule) => declares(rule, kindOf, object));
+      if (answers.includes(true)) continue;
+      const certain = !answers.includes('guess');
+      (certain ? found.problems : found.warnings).push({ path: `spec.hooks.${name}.jsonata.expression`, message: report(object, field, certain) });
+    }
+  }
+  return found;
 }

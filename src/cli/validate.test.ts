@@ -249,8 +249,24 @@ describe('validateFiles: objects a JSONata hook builds', () => {
     const controller = returning(greeting, [{ apiVersion: 'example.com/v1', resource: 'salutations' }]);
     const withCrd = await validateFiles(['c.yaml', 'crd.yaml'], memoryFiles({ 'c.yaml': controller, 'crd.yaml': greetingCrd }));
     expect(withCrd.problems).toEqual([]);
-    // Without the CRD, the regular plural (greetings) is all there is to go by.
-    expect((await validateOne('c.yaml', controller)).problems).toHaveLength(1);
+    // Without the CRD, the regular plural (greetings) is all there is to go by: a warning, not a problem.
+    const guessed = await validateOne('c.yaml', controller);
+    expect(guessed.problems).toEqual([]);
+    expect(guessed.warnings).toEqual([
+      'warning: c.yaml: spec.hooks.sync.jsonata.expression: line 3, column 5: a Greeting (example.com/v1) is not among spec.childResources as far as its regular plural tells; give loom validate the CRDs of spec.childResources to be sure, or add { apiVersion: example.com/v1, resource: greetings }',
+    ]);
+  });
+
+  it('takes an irregular plural it cannot know for a warning only (Mouse, mice)', async () => {
+    const mouse = '{ "apiVersion": "example.com/v1", "kind": "Mouse", "metadata": { "name": "m" } }';
+    const result = await validateOne('c.yaml', returning(mouse, [{ apiVersion: 'example.com/v1', resource: 'mice' }]));
+    expect(result.problems).toEqual([]);
+    expect(result.warnings).toHaveLength(1);
+  });
+
+  it('leaves out a manifest a child embeds, and objects in the status', async () => {
+    const bundle = '{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": "b" }, "data": { "embedded": $string({ "apiVersion": "v1", "kind": "Secret", "metadata": {} }) } }';
+    expect((await validateOne('c.yaml', returning(bundle, [{ apiVersion: 'v1', resource: 'configmaps' }]))).problems).toEqual([]);
   });
 
   it('checks a DecoratorController\'s attachments the same way', async () => {

@@ -24,7 +24,7 @@ import {
   type ParseResult,
   isRecord,
 } from '../api/index.ts';
-import { undeclaredChildren } from './undeclared-children.ts';
+import { undeclaredChildren, type UndeclaredChildren } from './undeclared-children.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
 export interface ValidationResult {
@@ -84,11 +84,16 @@ function fromParse(result: ParseResult<unknown>): DocumentReport {
   return { problems: result.ok ? [] : [...result.problems], warnings: [...result.warnings] };
 }
 
+function addUndeclared(report: DocumentReport, found: UndeclaredChildren): void {
+  report.problems.push(...found.problems);
+  report.warnings.push(...found.warnings);
+}
+
 function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentReport {
   const parsed = parseCompositeController(doc);
   const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, COMPOSITE_HOOKS));
-  if (parsed.ok) report.problems.push(...undeclaredChildren({ field: 'childResources', rules: parsed.value.spec.childResources, hooks: parsed.value.spec.hooks }, crds));
+  if (parsed.ok) addUndeclared(report, undeclaredChildren({ field: 'childResources', rules: parsed.value.spec.childResources, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
@@ -96,7 +101,7 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const parsed = parseDecoratorController(doc);
   const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, DECORATOR_HOOKS));
-  if (parsed.ok) report.problems.push(...undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
+  if (parsed.ok) addUndeclared(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
