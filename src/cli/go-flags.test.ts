@@ -16,6 +16,13 @@ describe('parseGoFlags', () => {
     expect(positionals).toEqual(['--workers']);
   });
 
+  it('reads a boolean as Go does (1, t, TRUE, True; 0, f, FALSE, False), and keeps any other value as given', () => {
+    const value = (arg: string) => parseGoFlags([`--leader-election=${arg}`], spec).values.get('leader-election');
+    expect(['1', 't', 'T', 'TRUE', 'True'].map(value)).toEqual(Array(5).fill('true'));
+    expect(['0', 'f', 'F', 'FALSE', 'False'].map(value)).toEqual(Array(5).fill('false'));
+    expect(value('production')).toBe('production');
+  });
+
   it('names unknown flags and missing values', () => {
     expect(() => parseGoFlags(['--wrokers', '3'], spec)).toThrow(new FlagError('unknown flag --wrokers'));
     expect(() => parseGoFlags(['--workers'], spec)).toThrow('flag --workers needs a value');

@@ -26,6 +26,19 @@ function splitFlag(arg: string): [name: string, inline: string | undefined] {
   return eq < 0 ? [body, undefined] : [body.slice(0, eq), body.slice(eq + 1)];
 }
 
+const GO_TRUE = ['1', 't', 'T', 'TRUE', 'true', 'True'];
+const GO_FALSE = ['0', 'f', 'F', 'FALSE', 'false', 'False'];
+
+/**
+ * A boolean flag's value as Go's `strconv.ParseBool` reads it, as "true" or "false". Anything else is
+ * kept as given rather than refused: Metacontroller's chart passes `--zap-devel=production`, which
+ * must not stop loom from starting.
+ */
+function goBool(value: string | undefined): string {
+  if (value === undefined || GO_TRUE.includes(value)) return 'true';
+  return GO_FALSE.includes(value) ? 'false' : value;
+}
+
 /** Parses `args` against `spec`. Everything after `--` is positional. */
 export function parseGoFlags(args: readonly string[], spec: FlagSpec): ParsedFlags {
   const values = new Map<string, string>();
@@ -44,7 +57,7 @@ export function parseGoFlags(args: readonly string[], spec: FlagSpec): ParsedFla
     const kind = spec[name];
     if (kind === undefined) throw new FlagError(`unknown flag --${name}`);
     if (inline !== undefined || kind === 'bool') {
-      values.set(name, inline ?? 'true');
+      values.set(name, kind === 'bool' ? goBool(inline) : inline!);
       continue;
     }
     const next = args[i + 1];

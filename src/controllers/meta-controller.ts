@@ -232,7 +232,10 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   const { host } = input;
   const version = { uid: obj.metadata.uid, generation: obj.metadata.generation };
   if (!sameSpec(input.failedStarts.get(name), version)) host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
+  let warnings: FieldProblem[];
   try {
+    // Before the start: once the engine runs, a failure here could no longer be retried.
+    warnings = [...parsed.warnings, ...(input.kind.warningsOf?.(host, parsed.value) ?? [])];
     // Its writes take turns with other controllers' for the client rate limit (engine/fair-throttle.ts).
     const own = { ...host, writer: host.writerFor(`${input.kind.kind}/${name}`) };
     const running = await input.kind.start(own, parsed.value, input.signal, input.sources);
@@ -251,7 +254,7 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   }
   input.failedStarts.delete(name);
   host.events.record(obj, { type: 'Normal', reason: 'Started', message: 'Started controller' });
-  await announceRunning(host, obj, [...parsed.warnings, ...(input.kind.warningsOf?.(host, parsed.value) ?? [])]);
+  await announceRunning(host, obj, warnings);
 }
 
 function sameSpec(a: SpecVersion | undefined, b: SpecVersion): boolean {

@@ -37,6 +37,8 @@ want_stamp="kubernetes=$K8S_VERSION etcd=$ETCD_VERSION go=$go_version"
 is_current() { [[ -f "$stamp" && "$(cat "$stamp")" == "$want_stamp" ]]; }
 
 interval="${LOOM_PROGRESS_INTERVAL:-30}"
+# Anything but a whole number of seconds from 1 up would make the progress loops spin.
+[[ "$interval" =~ ^[1-9][0-9]*$ ]] || interval=30
 # since START: the time from SECONDS=START until now, as 4m05s.
 since() { local s=$((SECONDS - $1)); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 

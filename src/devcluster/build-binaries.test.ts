@@ -140,4 +140,12 @@ describe('build-binaries.sh', () => {
     const calls = await readFile(join(box.fakeBin, 'calls'), 'utf8');
     expect(calls).not.toContain('mod download');
   });
+
+  it('takes an interval that is not a whole number of seconds for the default, rather than spinning', async () => {
+    const box = await sandbox(true);
+    const run = await runScript({ ...box.env, FAKE_DOWNLOAD: 'slow', LOOM_PROGRESS_INTERVAL: '0' });
+    expect(run.code).toBe(1);
+    // The 2.5 s step is shorter than the default 30 s interval: no progress line at all.
+    expect(run.stderr).not.toContain('still running');
+  });
 });

@@ -3,16 +3,17 @@ import { manualClock } from '../engine/manual-clock.test-support.ts';
 import { COMBINED_PREFIX, createEventCorrelator, type CorrelatorOptions, type EventOccurrence, type EventWrite, type InvolvedObject } from './event-correlator.ts';
 
 const parent = { apiVersion: 'test.loom.dev/v1', kind: 'Paint', namespace: 'ns', name: 'p', uid: 'uid-1', resourceVersion: '7' };
-const failure = (message = 'Sync error: boom', involvedObject: InvolvedObject = parent): EventOccurrence =>
+type Happening = Omit<EventOccurrence, 'at'>;
+const failure = (message = 'Sync error: boom', involvedObject: InvolvedObject = parent): Happening =>
   ({ involvedObject, type: 'Warning', reason: 'SyncError', message });
 
 function setup(options: Partial<CorrelatorOptions> = {}) {
   const clock = manualClock(Date.parse('2026-01-01T00:00:00Z'));
-  const correlator = createEventCorrelator({ component: 'loom', now: () => clock.now(), ...options });
+  const correlator = createEventCorrelator({ component: 'loom', ...options });
   let names = 0;
   /** Correlates and, for a create, answers as the API server would with a new name. */
-  const record = (occurrence: EventOccurrence): EventWrite => {
-    const write = correlator.correlate(occurrence);
+  const record = (occurrence: Happening): EventWrite => {
+    const write = correlator.correlate({ ...occurrence, at: clock.now() });
     if (write.action === 'create') correlator.created(write.key, `p.${++names}`);
     return write;
   };
@@ -52,7 +53,7 @@ describe('createEventCorrelator', () => {
   it('keeps events of another object, uid, type or reason apart', () => {
     const { record } = setup();
     record(failure());
-    const others: EventOccurrence[] = [
+    const others: Happening[] = [
       failure('Sync error: boom', { ...parent, name: 'q' }),
       failure('Sync error: boom', { ...parent, uid: 'uid-2' }),
       { ...failure(), type: 'Normal' },
@@ -62,9 +63,9 @@ describe('createEventCorrelator', () => {
   });
 
   it('creates a repeat with the count so far while the Event of its first occurrence was never created', () => {
-    const { correlator } = setup();
-    correlator.correlate(failure());
-    expect(correlator.correlate(failure())).toMatchObject({ action: 'create', event: { count: 2 } });
+    const { clock, correlator } = setup();
+    correlator.correlate({ ...failure(), at: clock.now() });
+    expect(correlator.correlate({ ...failure(), at: clock.now() })).toMatchObject({ action: 'create', event: { count: 2 } });
   });
 
   it('combines the tenth different message of one group within the window, and counts the combined Event', async () => {
@@ -118,5 +119,13 @@ describe('createEventCorrelator', () => {
     const write = record(failure('x'.repeat(2000), clusterScoped));
     expect(write.event.metadata.namespace).toBe('default');
     expect(write.event.message).toHaveLength(1024);
+  });
+
+  it('tells messages apart only by what an Event can hold (1,024 characters), and keeps no more', () => {
+    const { record } = setup();
+    const long = 'x'.repeat(1_024);
+    record(failure(`${long} first tail`));
+    const second = record(failure(`${long} second tail`));
+    expect(second).toMatchObject({ action: 'patch', patch: { count: 2, message: long } });
   });
 });

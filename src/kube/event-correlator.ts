@@ -27,6 +27,8 @@ export interface EventOccurrence {
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;
+  /** When it happened (ms since the epoch): the recorder's writes may wait behind a slow API server. */
+  at: number;
 }
 
 /** The core/v1 Event body loom creates. */
@@ -66,7 +68,6 @@ export type EventWrite =
 export interface CorrelatorOptions {
   /** `source.component`, `reportingComponent` and `reportingInstance` of every Event. */
   component: string;
-  now: () => number;
   /** Entries kept per memory (events seen, groups of similar events), least recently used dropped first. */
   cacheSize?: number | undefined;
   /** Different messages of one group at which they are combined. */
@@ -128,7 +129,8 @@ export function createEventCorrelator(options: CorrelatorOptions): EventCorrelat
   /** The message to write and the key it is counted under, after combining similar events. */
   const aggregate = (occurrence: EventOccurrence, now: number): { key: string; message: string } => {
     const groupKey = groupOf(occurrence);
-    const { message } = occurrence;
+    // Only what the Event can hold tells messages apart (and only that is kept).
+    const message = occurrence.message.slice(0, MAX_MESSAGE);
     const found = groups.get(groupKey);
     const group = found && now - found.last <= windowMs ? found : { messages: new Set<string>(), last: now };
     group.messages.add(message);
@@ -144,9 +146,8 @@ export function createEventCorrelator(options: CorrelatorOptions): EventCorrelat
   return {
     groupOf,
     correlate(occurrence) {
-      const now = options.now();
-      const time = new Date(now).toISOString();
-      const { key, message } = aggregate(occurrence, now);
+      const time = new Date(occurrence.at).toISOString();
+      const { key, message } = aggregate(occurrence, occurrence.at);
       const previous = seen.get(key);
       const current: Seen = previous
         ? { count: previous.count + 1, firstTimestamp: previous.firstTimestamp, name: previous.name }

@@ -42,7 +42,7 @@ export interface EventRecorderOptions {
 export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
   const { client, component, logger } = options;
   const query = { fieldManager: options.fieldManager };
-  const correlator = createEventCorrelator({ component, now: options.now });
+  const correlator = createEventCorrelator({ component });
   /** The tail of the writes of each group of similar events still in flight. */
   const inFlight = new Map<string, Promise<void>>();
 
@@ -69,7 +69,7 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     record(obj, event) {
       const { namespace, name = '', uid, resourceVersion } = obj.metadata;
       if (options.allow && !options.allow(`${obj.apiVersion}/${obj.kind}/${namespace ?? ''}/${name}`)) return;
-      const occurrence = { ...event, involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
+      const occurrence = { ...event, at: options.now(), involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
       // One write at a time per group of similar events: a repeat is decided only once the write before
       // it has answered, so it patches the Event that write created rather than creating a second one.
       const group = correlator.groupOf(occurrence);
