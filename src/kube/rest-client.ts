@@ -1,6 +1,6 @@
 /**
  * The one way loom talks to the API server: JSON over HTTPS with the credentials of a kubeconfig,
- * over a keep-alive connection pool. `@kubernetes/client-node` supplies the kubeconfig handling and
+ * over a keep-alive connection pool, through the cluster's `proxy-url` when it has one. `@kubernetes/client-node` supplies the kubeconfig handling and
  * authentication; requests are plain `node:https`, so every header, query parameter and status code is
  * ours to control (apply content types, preconditions, watch streams) and to count.
  */
@@ -115,13 +115,26 @@ function sameMaterial(a: TlsMaterial, b: TlsMaterial): boolean {
 }
 
 /**
+ * The cluster's `proxy-url` as Node's agents take a proxy (a CONNECT tunnel for https), or nothing.
+ * kubectl also speaks SOCKS5; Node does not, and connecting directly instead would go around a proxy
+ * the cluster may only be reachable through, so any other scheme is refused.
+ */
+function proxyOf(proxyUrl: string | undefined): { proxyEnv?: { HTTP_PROXY: string; HTTPS_PROXY: string } } {
+  if (!proxyUrl) return {};
+  const scheme = URL.canParse(proxyUrl) ? new URL(proxyUrl).protocol : '';
+  if (scheme !== 'http:' && scheme !== 'https:') throw new Error(`proxy-url ${proxyUrl}: only http:// and https:// proxies are supported`);
+  return { proxyEnv: { HTTP_PROXY: proxyUrl, HTTPS_PROXY: proxyUrl } };
+}
+
+/**
  * The keep-alive agent for the TLS material of each request. When the material changes (a client
  * certificate file rewritten, an exec plugin's new credential) a new agent takes over, and the old one
  * is retired: its idle connections close, and those still busy (a long watch) close when they are done.
  */
-function agentPool(secure: boolean): { for(opts: TlsMaterial): HttpAgent } {
+function agentPool(secure: boolean, proxyUrl: string | undefined): { for(opts: TlsMaterial): HttpAgent } {
+  const proxy = proxyOf(proxyUrl);
   if (!secure) {
-    const plain = new HttpAgent({ keepAlive: true });
+    const plain = new HttpAgent({ keepAlive: true, ...proxy });
     return { for: () => plain };
   }
   let current: { material: TlsMaterial; agent: HttpsAgent } | undefined;
@@ -135,7 +148,9 @@ function agentPool(secure: boolean): { for(opts: TlsMaterial): HttpAgent } {
       const material = { ca, cert, key, rejectUnauthorized, servername };
       if (current && sameMaterial(current.material, material)) return current.agent;
       if (current) retire(current.agent);
-      const agent = new HttpsAgent({ keepAlive: true, ca, cert, key, ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }), ...(servername ? { servername } : {}) });
+      const agent = new HttpsAgent({
+        keepAlive: true, ca, cert, key, ...proxy, ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }), ...(servername ? { servername } : {}),
+      });
       current = { material, agent };
       return agent;
     },
@@ -153,7 +168,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const server = cluster.server.replace(/\/+$/, '');
   const url = new URL(server);
   const secure = url.protocol === 'https:';
-  const agents = agentPool(secure);
+  const agents = agentPool(secure, cluster.proxyUrl);
 
   // Credentials are applied per request (tokens and client certificates may rotate); the TLS material
   // goes into a keep-alive agent so connections are reused instead of handshaking per call.
@@ -192,9 +207,16 @@ export function createRestClient(options: RestClientOptions): RestClient {
     const status = res.statusCode ?? 0;
     observe?.({ method: 'WATCH', path, status });
     if (status !== 200) throw apiError(status, await readBody(res), undefined);
-    for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
-      const event = parseWatchLine(path, line);
-      if (event) yield event;
+    try {
+      for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
+        const event = parseWatchLine(path, line);
+        if (event) yield event;
+      }
+    } finally {
+      // A reader that stopped early leaves the stream open: close it. Its abort may still raise an
+      // error on the response, which nobody reads any more and which must not end the process.
+      res.on('error', () => undefined);
+      res.destroy();
     }
   }
 
