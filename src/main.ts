@@ -8,6 +8,7 @@ import type { LabelSelector } from './api/index.ts';
 import {
   acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, type Host, type HostSettings,
 } from './controllers/index.ts';
+import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
 import { createFairThrottle, systemClock, TokenBucket, type Clock } from './engine/index.ts';
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
@@ -106,7 +107,8 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     observe: options.observeRequests,
   });
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
-  const informers = createInformerRegistry({ client, clock, logger });
+  // Caches keep managedFields only where loom will take fields over: elsewhere they are memory for nothing.
+  const informers = createInformerRegistry({ client, clock, logger, transform: (obj) => withoutManagedFieldsUnlessTakenOver(obj, config.fieldManager) });
   const resolveKind = (apiVersion: string, kind: string) => {
     const type = discovery.discovery().byKind(apiVersion, kind);
     if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);

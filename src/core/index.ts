@@ -27,3 +27,4 @@ export { type RevisionChildRef, type RevisionWrite } from './revision-claims.ts'
 export { type UpdatedCondition, type UpdatedReason } from './updated-condition.ts';
 export { isSpecOrMetaChange } from './spec-or-meta-change.ts';
 export { conflictingClaim, sameParentType, type ParentClaim } from './parent-owner.ts';
+export { withoutManagedFieldsUnlessTakenOver } from './ownership-takeover.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LAST_APPLIED_ANNOTATION, type KubeObject } from '../api/index.ts';
-import { LAST_APPLIED_PATH, ownershipTakeover } from './ownership-takeover.ts';
+import { LAST_APPLIED_PATH, ownershipTakeover, withoutManagedFieldsUnlessTakenOver } from './ownership-takeover.ts';
 
 const DATA = { 'f:data': { 'f:a': {}, 'f:b': {} } };
 const LABELS = { 'f:metadata': { 'f:labels': { 'f:app': {} } } };
@@ -92,5 +92,22 @@ describe('ownershipTakeover', () => {
     expect(patch?.[1]).toMatchObject({
       value: [entry('loom', 'Apply', { 'f:spec': { 'f:template': { 'f:metadata': { 'f:labels': { 'f:x': {}, 'f:y': {} } }, 'f:spec': {} } } })],
     });
+  });
+});
+
+describe('withoutManagedFieldsUnlessTakenOver', () => {
+  it('drops the entries of an object loom would take nothing over from', () => {
+    const owned = child([entry('loom', 'Apply', DATA), entry('kubectl', 'Update', LABELS), entry('loom', 'Update', DATA, { subresource: 'status' })]);
+    const kept = withoutManagedFieldsUnlessTakenOver(owned, 'loom');
+    expect(kept.metadata).not.toHaveProperty('managedFields');
+    expect(kept.metadata).toMatchObject({ name: 'c', resourceVersion: '7' });
+    expect(owned.metadata.managedFields).toHaveLength(3);
+  });
+
+  it('keeps every entry of an object loom would take over, for the takeover to merge', () => {
+    const coOwned = child([entry('loom', 'Apply', DATA), entry('metacontroller', 'Update', LABELS), entry('kubectl', 'Update', DATA)]);
+    const kept = withoutManagedFieldsUnlessTakenOver(coOwned, 'loom');
+    expect(kept).toBe(coOwned);
+    expect(ownershipTakeover(kept, 'loom')).toBeDefined();
   });
 });

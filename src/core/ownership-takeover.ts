@@ -63,6 +63,19 @@ function isOwnApply(entry: ManagedFieldsEntry, fieldManager: string): boolean {
   return !entry.subresource && entry.operation === 'Apply' && entry.manager === fieldManager;
 }
 
+/**
+ * `obj` as a cache should keep it: without `managedFields`, unless one of its entries is one loom would
+ * take over. Those entries are often the largest part of a small object and loom reads them for
+ * nothing else (client-go's informers offer a transform for exactly this); the few objects still
+ * co-owned (after Metacontroller, or a switch of apply strategy) keep the full list the takeover needs.
+ */
+export function withoutManagedFieldsUnlessTakenOver(obj: KubeObject, fieldManager: string): KubeObject {
+  const entries = obj.metadata.managedFields as ManagedFieldsEntry[] | undefined;
+  if (entries === undefined || entries.some((entry) => isTakenOver(entry, fieldManager))) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 /** The union of field sets. */
 function union(sets: readonly FieldSet[]): FieldSet {
   const result: FieldSet = {};

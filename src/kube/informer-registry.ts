@@ -3,6 +3,7 @@
  * controllers use it, started by the first user and stopped when the last one lets go.
  */
 import type { Logger } from 'pino';
+import type { KubeObject } from '../api/object.ts';
 import { createInformer, type Informer, type InformerClock, type InformerScope } from './informer.ts';
 import type { RestClient } from './rest-client.ts';
 import type { ResourceType } from './resource-path.ts';
@@ -29,6 +30,8 @@ export interface InformerRegistryOptions {
   client: RestClient;
   clock: InformerClock;
   logger: Logger;
+  /** What every informer keeps of each object (the informers' `transform`). */
+  transform?: ((obj: KubeObject) => KubeObject) | undefined;
 }
 
 interface Entry {
@@ -49,7 +52,7 @@ export function createInformerRegistry(options: InformerRegistryOptions): Inform
   const start = (key: string, type: ResourceType, scope: InformerScope | undefined): Entry => {
     const stop = new AbortController();
     const logger = options.logger.child({ resource: key });
-    const informer = createInformer({ client: options.client, type, scope, clock: options.clock, logger });
+    const informer = createInformer({ client: options.client, type, scope, clock: options.clock, logger, transform: options.transform });
     informer.run(stop.signal).catch((err: unknown) => logger.error({ err }, 'informer stopped unexpectedly'));
     return { informer, users: 0, stop };
   };

@@ -185,3 +185,24 @@ describe('informer watch pacing (as client-go\'s reflector)', () => {
     expect(slept).toEqual([750, 1500, 3000, 750]);
   });
 });
+
+describe('informer transform', () => {
+  it('caches listed and watched objects as the transform leaves them, and hands handlers the same', async () => {
+    const calls: string[] = [];
+    const client = scriptedClient({
+      lists: [{ items: [cm('a', '1')], resourceVersion: '1' }],
+      watches: [{ events: [{ type: 'ADDED', object: cm('b', '2') }, { type: 'MODIFIED', object: cm('a', '3') }] }],
+    }, calls);
+    const transform = (obj: KubeObject): KubeObject => ({ ...obj, metadata: { ...obj.metadata, labels: { trimmed: 'yes' } } });
+    const informer = createInformer({ client, type, clock: steppedClock().clock, transform, logger: pino({ level: 'silent' }) });
+    const handled: KubeObject[] = [];
+    informer.subscribe({ onAdd: (o) => handled.push(o), onUpdate: (_p, o) => handled.push(o) });
+    const stop = new AbortController();
+    const running = informer.run(stop.signal);
+    await until(() => handled.length === 3);
+    stop.abort();
+    await running;
+    expect(handled.map((o) => o.metadata.labels)).toEqual([{ trimmed: 'yes' }, { trimmed: 'yes' }, { trimmed: 'yes' }]);
+    expect(informer.store.list().every((o) => o.metadata.labels?.trimmed === 'yes')).toBe(true);
+  });
+});

@@ -68,6 +68,11 @@ export interface InformerOptions {
   clock: InformerClock;
   /** A number in [0, 1) for the watch timeouts and the backoff's jitter; `Math.random` by default. */
   random?: (() => number) | undefined;
+  /**
+   * What is kept of each object listed or watched (client-go's `SetTransform`): drop what nobody reads
+   * before it is cached, for memory. Must not change identity fields (name, namespace, resourceVersion).
+   */
+  transform?: ((obj: KubeObject) => KubeObject) | undefined;
   logger: Logger;
   pageSize?: number;
 }
@@ -113,6 +118,7 @@ function backoff(clock: InformerClock, random: () => number): () => number {
 export function createInformer(options: InformerOptions): Informer {
   const { client, type, logger, scope, clock } = options;
   const random = options.random ?? Math.random;
+  const transform = options.transform ?? ((obj: KubeObject) => obj);
   const path = resourcePath(type, scope ? { namespace: scope.namespace } : {});
   const fieldSelector = scope ? `metadata.name=${scope.name}` : undefined;
   const store = createObjectStore();
@@ -153,7 +159,7 @@ export function createInformer(options: InformerOptions): Informer {
         method: 'GET', path, signal, query: { limit: options.pageSize ?? 500, continue: page?.metadata.continue, fieldSelector },
       });
       for (const item of page.items) {
-        const obj = { ...item, apiVersion: type.apiVersion, kind: type.kind };
+        const obj = transform({ ...item, apiVersion: type.apiVersion, kind: type.kind });
         seen.add(storeKey(obj));
         upsert(obj);
       }
@@ -163,7 +169,8 @@ export function createInformer(options: InformerOptions): Informer {
   };
 
   const apply = (event: WatchEvent): void => {
-    const obj = event.object as unknown as KubeObject;
+    if (event.type === 'BOOKMARK') return;
+    const obj = transform(event.object as unknown as KubeObject);
     if (event.type === 'ADDED' || event.type === 'MODIFIED') upsert(obj);
     else if (event.type === 'DELETED') remove(obj);
   };
