@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSelector, InvalidSelectorError, isEmptySelector, matchesSelector, type LabelSelector } from './label-selector.ts';
+import { formatSelector, InvalidSelectorError, matchesSelector, type LabelSelector } from './label-selector.ts';
 
 const labels = { app: 'web', tier: 'front' };
 
@@ -29,14 +29,6 @@ describe('matchesSelector', () => {
     expect(() => matchesSelector({ matchExpressions: [{ key: 'a', operator: 'In' }] }, labels)).toThrow(InvalidSelectorError);
     const bad = { matchExpressions: [{ key: 'a', operator: 'Near' }] } as unknown as LabelSelector;
     expect(() => matchesSelector(bad, labels)).toThrow('unknown selector operator "Near"');
-  });
-});
-
-describe('isEmptySelector', () => {
-  it('is true only without requirements', () => {
-    expect(isEmptySelector({})).toBe(true);
-    expect(isEmptySelector({ matchLabels: {}, matchExpressions: [] })).toBe(true);
-    expect(isEmptySelector({ matchLabels: { a: 'b' } })).toBe(false);
   });
 });
 

@@ -51,11 +51,6 @@ export function matchesSelector(selector: LabelSelector, labels: Readonly<Record
   return (selector.matchExpressions ?? []).every((req) => requirementMatches(req, labels));
 }
 
-/** True when the selector has neither `matchLabels` nor `matchExpressions` entries. */
-export function isEmptySelector(selector: LabelSelector): boolean {
-  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
-}
-
 /** One requirement as kubectl prints it: `k in (a,b)`, `k notin (a)`, `k`, `!k`. */
 function formatRequirement(req: SelectorRequirement): string {
   const values = (req.values ?? []).join(',');

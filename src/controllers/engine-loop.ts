@@ -92,7 +92,7 @@ export function runEngineLoop(options: EngineLoopOptions): RunningController {
     options.reconcile(key, signal, options.logger.child({ key, reconcileId: ++reconciles })).catch(quietRetries);
   const workers = runWorkers({
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
-    queue, workers: host.settings.workers, signal: stopping.signal, reconcileSignal: stopping.signal, clock: host.clock,
+    queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
     reconciler: { reconcile },
     onOutcome: (outcome) => report(options, outcome, stopping.signal),
   });

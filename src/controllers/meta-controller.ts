@@ -124,7 +124,7 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
   }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
-    queue, workers: META_WORKERS, signal, reconcileSignal: signal, clock: host.clock, reconciler: { reconcile },
+    queue, workers: META_WORKERS, signal, clock: host.clock, reconciler: { reconcile },
     onOutcome: (o) => o.error !== undefined && host.logger.warn({ controller: o.key, err: o.error }, 'controller not running'),
   });
   off();

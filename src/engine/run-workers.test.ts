@@ -210,11 +210,19 @@ describe('runWorkers on a real queue', () => {
     while (!reconciler.running.has('a')) await clock.advance(1);
     const gaps = [...startedAt, clock.now()].slice(1).map((t, i) => t - startedAt[i]!);
     expect(gaps).toEqual([5, 10, 20]);
-    expect(queue.retries('a')).toBe(3);
     reconciler.running.get('a')!.resolve({});
     await settle();
-    expect(queue.retries('a')).toBe(0);
+    // The success reset the backoff: the next failure is retried after 5 ms again.
+    queue.add('a');
+    await settle();
+    reconciler.running.get('a')!.reject(new Error('hook down'));
+    await settle();
+    await clock.advance(4);
+    expect(reconciler.running.has('a')).toBe(false);
+    await clock.advance(1);
+    expect(reconciler.running.has('a')).toBe(true);
     stop.abort();
+    reconciler.running.get('a')!.resolve({});
     await running;
   });
 
@@ -227,8 +235,14 @@ describe('runWorkers on a real queue', () => {
     expect(reconciler.running.has('a')).toBe(false);
     await clock.advance(1);
     expect(reconciler.running.has('a')).toBe(true);
-    expect(queue.retries('a')).toBe(1);
     expect(outcomes.map((o) => o.result)).toEqual(['requeue']);
+    // The 429 was not counted: the next failure is the second, retried after 10 ms, not 20.
+    reconciler.running.get('a')!.reject(new Error('hook down'));
+    await settle();
+    await clock.advance(9);
+    expect(reconciler.running.has('a')).toBe(false);
+    await clock.advance(1);
+    expect(reconciler.running.has('a')).toBe(true);
     stop.abort();
     reconciler.running.get('a')!.resolve({});
     await running;
@@ -248,7 +262,7 @@ describe('runWorkers on a real queue', () => {
     await running;
   });
 
-  it('drains gracefully on abort: in-flight reconciles finish unaborted, nothing new starts, no timer is left', async () => {
+  it('drains on abort: in-flight reconciles are told to stop and are awaited, nothing new starts, no timer is left', async () => {
     const { clock, queue, reconciler, stop, running, outcomes } = setup(2);
     queue.add('a');
     queue.add('b');
@@ -260,30 +274,15 @@ describe('runWorkers on a real queue', () => {
     stop.abort();
     await settle();
     expect(finished).toBe(false);
-    expect(reconciler.signals.every((s) => !s.aborted)).toBe(true);
+    expect(reconciler.signals.map((s) => s.aborted)).toEqual([true, true]);
     reconciler.running.get('a')!.resolve({});
     reconciler.running.get('b')!.reject(new Error('late failure'));
     await running;
     expect(reconciler.started).toEqual(['a', 'b']);
     expect(outcomes.map((o) => `${o.key} ${o.result}`)).toEqual(['a success', 'b error']);
-    expect(queue.shuttingDown).toBe(true);
+    queue.add('after');
+    expect(queue.len()).toBe(0);
     expect(clock.pendingTimers()).toBe(0);
-  });
-
-  it('passes the hard-stop signal to reconciles', async () => {
-    const clock = manualClock();
-    const queue = new WorkQueue({ clock });
-    const reconciler = manualReconciler();
-    const stop = new AbortController();
-    const hardStop = new AbortController();
-    const running = runWorkers({ queue, reconciler, workers: 1, signal: stop.signal, clock, reconcileSignal: hardStop.signal });
-    queue.add('a');
-    await settle();
-    hardStop.abort();
-    expect(reconciler.signals[0]?.aborted).toBe(true);
-    stop.abort();
-    reconciler.running.get('a')!.resolve({});
-    await running;
   });
 
   it('stops at once when the signal is already aborted', async () => {

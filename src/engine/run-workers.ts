@@ -44,14 +44,12 @@ export interface RunWorkersOptions {
   /** How many keys are reconciled at once (Metacontroller's `--workers`, per controller). */
   workers: number;
   /**
-   * Graceful stop: no new key is taken, the queue is shut down, and `runWorkers` resolves once every
-   * reconcile in flight has finished. In-flight reconciles are not aborted by it.
+   * Stop: no new key is taken, the queue is shut down, reconciles in flight are told to stop (it is
+   * their signal too), and `runWorkers` resolves once every one of them has finished.
    */
   signal: AbortSignal;
   /** Times each reconcile. */
   clock: Clock;
-  /** Hard stop, passed to every reconcile (e.g. a drain deadline); default: never aborts. */
-  reconcileSignal?: AbortSignal | undefined;
   /** Told about every finished reconcile. Must not throw; if it does, the error is dropped. */
   onOutcome?: ((outcome: ReconcileOutcome) => void) | undefined;
 }
@@ -86,12 +84,11 @@ export async function runWorkers(options: RunWorkersOptions): Promise<void> {
 
 /** One worker: get → reconcile → act → done, until there are no more keys. */
 async function work(options: RunWorkersOptions, recovery: Recovery): Promise<void> {
-  const reconcileSignal = options.reconcileSignal ?? new AbortController().signal;
   for (;;) {
     const key = await options.queue.get(options.signal);
     if (key === undefined) return;
     const started = options.clock.now();
-    const ending = await reconcileOnce(options.reconciler, key, reconcileSignal);
+    const ending = await reconcileOnce(options.reconciler, key, options.signal);
     try {
       applyOutcome(options.queue, key, ending);
     } finally {

@@ -149,9 +149,11 @@ describe('WorkQueue: delayed adds', () => {
       await drain(queue);
     }
     expect(seen).toEqual([5, 10, 20, 40]);
-    expect(queue.retries('a')).toBe(4);
     queue.forget('a');
-    expect(queue.retries('a')).toBe(0);
+    // Forgotten: the backoff starts again from the first step.
+    queue.addRateLimited('a');
+    await clock.advance(5);
+    expect(queue.len()).toBe(1);
   });
 
   it('queues every key waiting for a rate-limited retry at once on retryNow, keeping counts and other delays', async () => {
@@ -163,8 +165,13 @@ describe('WorkQueue: delayed adds', () => {
     expect(queue.len()).toBe(0);
     expect(queue.retryNow()).toBe(2);
     expect(await drain(queue)).toEqual(['a', 'b']);
-    expect(queue.retries('a')).toBe(12);
-    await clock.advance(59_999);
+    // Its count was kept: the next failure of `a` waits 5 ms · 2^12.
+    queue.addRateLimited('a');
+    await clock.advance(20_479);
+    expect(queue.len()).toBe(0);
+    await clock.advance(1);
+    expect(await drain(queue)).toEqual(['a']);
+    await clock.advance(59_999 - 20_480);
     expect(queue.len()).toBe(0);
     await clock.advance(1);
     expect(await drain(queue)).toEqual(['resync']);
@@ -190,7 +197,6 @@ describe('WorkQueue: stopping', () => {
     queue.add('a');
     expect(queue.len()).toBe(0);
     expect(await queue.get()).toBeUndefined();
-    expect(queue.shuttingDown).toBe(true);
   });
 
   it('drops queued keys and cancels every delayed add on shutdown', () => {
@@ -205,7 +211,6 @@ describe('WorkQueue: stopping', () => {
     queue.addAfter('after-shutdown', 10);
     queue.addRateLimited('after-shutdown');
     expect(clock.pendingTimers()).toBe(0);
-    expect(queue.retries('after-shutdown')).toBe(0);
   });
 
   it('resolves a get whose signal aborts, leaving later keys for other callers', async () => {
@@ -218,31 +223,5 @@ describe('WorkQueue: stopping', () => {
     expect(queue.len()).toBe(1);
     expect(await queue.get(controller.signal)).toBeUndefined();
     expect(await queue.get()).toBe('a');
-  });
-
-  it('waits in shutDownWithDrain for keys in flight, and does not re-queue them', async () => {
-    const { queue } = setup();
-    queue.add('a');
-    queue.add('b');
-    const a = (await queue.get())!;
-    const b = (await queue.get())!;
-    queue.add('a');
-    let drained = false;
-    const draining = queue.shutDownWithDrain().then(() => {
-      drained = true;
-    });
-    queue.done(a);
-    await settle();
-    expect(drained).toBe(false);
-    queue.done(b);
-    await draining;
-    expect(queue.len()).toBe(0);
-  });
-
-  it('returns from shutDownWithDrain at once when nothing is in flight', async () => {
-    const { queue } = setup();
-    queue.add('a');
-    await queue.shutDownWithDrain();
-    expect(queue.len()).toBe(0);
   });
 });

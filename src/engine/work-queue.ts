@@ -48,18 +48,11 @@ export class WorkQueue {
   readonly #waiters = new Set<Waiter>();
   /** At most one pending delayed add per key: the soonest. */
   readonly #delayed = new Map<string, DelayedAdd>();
-  /** `shutDownWithDrain` calls waiting for `#processing` to empty. */
-  readonly #drainWaiters: (() => void)[] = [];
   #shuttingDown = false;
 
   constructor(options: WorkQueueOptions) {
     this.#clock = options.clock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: options.clock });
-  }
-
-  /** True once {@link WorkQueue.shutDown} has been called: adds are ignored and `get` returns `undefined`. */
-  get shuttingDown(): boolean {
-    return this.#shuttingDown;
   }
 
   /** How many keys wait for a worker (not counting keys being processed or delayed): the depth metric. */
@@ -138,11 +131,6 @@ export class WorkQueue {
     this.#rateLimiter.forget(key);
   }
 
-  /** How many rate-limited retries `key` has had since it was last forgotten. */
-  retries(key: string): number {
-    return this.#rateLimiter.retries(key);
-  }
-
   /**
    * The next key, which the caller now holds until it calls {@link WorkQueue.done}. Waits until a key is
    * ready; resolves `undefined` when the queue shuts down or `signal` aborts first.
@@ -169,9 +157,6 @@ export class WorkQueue {
   done(key: string): void {
     if (!this.#processing.delete(key)) return;
     if (!this.#shuttingDown && this.#dirty.has(key)) this.#enqueue(key);
-    if (this.#processing.size === 0) {
-      for (const release of this.#drainWaiters.splice(0)) release();
-    }
   }
 
   /**
@@ -186,13 +171,6 @@ export class WorkQueue {
     this.#delayed.clear();
     this.#queue.length = 0;
     this.#dirty.clear();
-  }
-
-  /** {@link WorkQueue.shutDown}, then resolves once every key being processed is `done`. */
-  shutDownWithDrain(): Promise<void> {
-    this.shutDown();
-    if (this.#processing.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
   /** Hands `key` to the oldest waiting `get`, or queues it when nobody waits. */
