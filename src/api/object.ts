@@ -51,6 +51,14 @@ export function controllerRefOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);
 }
 
+/**
+ * The key of a resource type, `apiVersion/resource` (`apps/v1/deployments`): informers, watches and the
+ * related-object index are keyed by it.
+ */
+export function resourceTypeKey(type: { apiVersion: string; resource: string }): string {
+  return `${type.apiVersion}/${type.resource}`;
+}
+
 /** `group` part of an `apiVersion` (`''` for the core group). */
 export function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf('/');

@@ -8,10 +8,10 @@
  */
 import type { Logger } from 'pino';
 import {
-  customizeRequest, decodeCustomizeResponse, objectKey, responseModeOf, type Hook, type KubeObject, type TypedObjects,
+  customizeRequest, decodeCustomizeResponse, objectKey, resourceTypeKey, responseModeOf, type Hook, type KubeObject, type TypedObjects,
 } from '../api/index.ts';
 import {
-  createRelatedIndex, fingerprintOf, relatedResourceKey, relatedSelection, selects, type NamespaceLabels, type RelatedIndex, type RelatedSelection,
+  createRelatedIndex, fingerprintOf, relatedSelection, selects, type NamespaceLabels, type RelatedIndex, type RelatedSelection,
 } from '../core/index.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { HookRunner } from '../hooks/index.ts';
@@ -103,8 +103,8 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
    * again shortly (no failure, no event); one that does not fill in time fails the sync, naming it.
    */
   const watchAll = async (selections: TypedSelection[]): Promise<void> => {
-    const names = selections.map(({ type }) => relatedResourceKey(type));
-    for (const { type } of selections) watches.start(relatedResourceKey(type), type, routes.related(relatedResourceKey(type)));
+    const names = selections.map(({ type }) => resourceTypeKey(type));
+    for (const { type } of selections) watches.start(resourceTypeKey(type), type, routes.related(resourceTypeKey(type)));
     if (selections.some(({ selection }) => selection.namespaceSelector)) {
       watches.start(NAMESPACE_SELECTORS, await resolveRelated(host, NAMESPACES.apiVersion, NAMESPACES.resource), routes.namespaces);
       names.push(NAMESPACE_SELECTORS);
@@ -120,7 +120,7 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
       await watchAll(selections);
       const objects = new Set<KubeObject>();
       for (const { selection, type } of selections) {
-        for (const obj of candidatesOf(selection, watches.store(relatedResourceKey(type))!)) if (selects(selection, obj, namespaceLabels)) objects.add(obj);
+        for (const obj of candidatesOf(selection, watches.store(resourceTypeKey(type))!)) if (selects(selection, obj, namespaceLabels)) objects.add(obj);
       }
       return { objects: [...objects], declaredTypes: selections.map(({ type }) => ({ apiVersion: type.apiVersion, kind: type.kind })) };
     },

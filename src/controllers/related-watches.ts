@@ -4,9 +4,9 @@
  * (loom may not list the type: RBAC, a broken conversion webhook) is reported as stuck rather than
  * waited on forever.
  */
-import { relatedResourceKey } from '../core/index.ts';
 import type { InformerHandler, InformerLease, ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
 import type { Host } from './host.ts';
+import { resourceTypeKey } from '../api/index.ts';
 
 /** How long a related cache may take to fill before the parents waiting for it fail (as a controller's own caches). */
 export const RELATED_CACHE_TIMEOUT_MS = 60_000;
@@ -55,7 +55,7 @@ export function createRelatedWatches(host: Host): RelatedWatches {
         const watch = held.get(name);
         if (!watch || watch.lease.informer.hasSynced()) continue;
         const late = host.clock.now() - watch.startedAt > RELATED_CACHE_TIMEOUT_MS;
-        (late ? progress.stuck : progress.filling).push(relatedResourceKey(watch.lease.informer.type));
+        (late ? progress.stuck : progress.filling).push(resourceTypeKey(watch.lease.informer.type));
       }
       return progress;
     },

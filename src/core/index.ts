@@ -19,7 +19,7 @@ export { sanitizeForApply } from './sanitize-desired.ts';
 export { runToEnd } from './run-to-end.ts';
 export { whyNotChild, whyNotAttachment } from './taken-name.ts';
 export { relatedSelection, selects, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
-export { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';
+export { createRelatedIndex, type RelatedIndex } from './related-index.ts';
 export { decorates, isAttachmentOf, attachmentAnnotations, planTargetWrites, type TargetChanges, type TargetWriteOptions, type TargetWrites } from './decorator.ts';
 export { revisionSelector, revisionSet, type ParentResource, type RevisionParent, type RevisionSet, type RevisionSetInput } from './controller-revisions.ts';
 export { usesRollingUpdates, planRollout, type RolloutInput, type RolloutPlan } from './rolling-update.ts';

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../api/label-selector.ts';
 import type { KubeObject } from '../api/object.ts';
-import { createRelatedIndex, relatedResourceKey, type RelatedIndex } from './related-index.ts';
+import { createRelatedIndex, type RelatedIndex } from './related-index.ts';
 import { selects, type NamespaceLabels, type RelatedSelection } from './related-selection.ts';
+import { resourceTypeKey } from '../api/index.ts';
 
 type Labels = Record<string, string>;
 
@@ -26,9 +27,9 @@ function indexOf(parents: Record<string, RelatedSelection[]>): RelatedIndex {
 const sorted = (keys: Iterable<string>): string[] => [...keys].sort();
 const selecting = (index: RelatedIndex, object: KubeObject, resourceKey = CM_KEY): string[] => sorted(index.parentsSelecting(resourceKey, object, namespaceLabels));
 
-describe('relatedResourceKey', () => {
+describe('resourceTypeKey', () => {
   it('joins apiVersion and resource', () => {
-    expect(relatedResourceKey({ apiVersion: 'apps/v1', resource: 'deployments' })).toBe('apps/v1/deployments');
+    expect(resourceTypeKey({ apiVersion: 'apps/v1', resource: 'deployments' })).toBe('apps/v1/deployments');
   });
 });
 
@@ -282,8 +283,8 @@ describe('property: the index agrees with brute force', () => {
     let hits = 0;
     for (let i = 0; i < 300; i++) {
       const object = randomObject(random);
-      const resourceKey = relatedResourceKey(random.pick(RESOURCES));
-      const expected = parentsWhere(model, (s) => relatedResourceKey(s) === resourceKey && selects(s, object, spaceLabels));
+      const resourceKey = resourceTypeKey(random.pick(RESOURCES));
+      const expected = parentsWhere(model, (s) => resourceTypeKey(s) === resourceKey && selects(s, object, spaceLabels));
       hits += expected.length;
       expect({ object, resourceKey, parents: sorted(index.parentsSelecting(resourceKey, object, spaceLabels)) }).toEqual({ object, resourceKey, parents: expected });
     }

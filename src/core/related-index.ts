@@ -6,7 +6,7 @@
  * the parents that could select it — and each candidate is confirmed with {@link selects}.
  */
 import type { KubeObject, LabelSelector } from '../api/index.ts';
-import { matchesSelector } from '../api/index.ts';
+import { resourceTypeKey, matchesSelector } from '../api/index.ts';
 import { selects, type NamespaceLabels, type RelatedSelection } from './related-selection.ts';
 
 /** Parent keys by the related objects their selections pick. */
@@ -21,11 +21,6 @@ export interface RelatedIndex {
    * changes what a namespace selector picks in it.
    */
   parentsOfNamespaceChange(previous: Readonly<Record<string, string>> | undefined, current: Readonly<Record<string, string>> | undefined): Set<string>;
-}
-
-/** The key of a related resource as rules name it: `apiVersion/resource`. */
-export function relatedResourceKey(selection: { apiVersion: string; resource: string }): string {
-  return `${selection.apiVersion}/${selection.resource}`;
 }
 
 interface Entry {
@@ -100,7 +95,7 @@ export function createRelatedIndex(): RelatedIndex {
 
   const add = (parentKey: string, selection: RelatedSelection): void => {
     const entry: Entry = { parentKey, selection };
-    const resourceKey = relatedResourceKey(selection);
+    const resourceKey = resourceTypeKey(selection);
     let buckets = byResource.get(resourceKey);
     if (!buckets) byResource.set(resourceKey, (buckets = new Map<string, Set<Entry>>()));
     for (const bucket of bucketsOf(selection)) {

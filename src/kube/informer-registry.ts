@@ -3,7 +3,7 @@
  * controllers use it, started by the first user and stopped when the last one lets go.
  */
 import type { Logger } from 'pino';
-import type { KubeObject } from '../api/object.ts';
+import { resourceTypeKey, type KubeObject } from '../api/object.ts';
 import { createInformer, type Informer, type InformerClock, type InformerScope } from './informer.ts';
 import type { RestClient } from './rest-client.ts';
 import type { ResourceType } from './resource-path.ts';
@@ -40,11 +40,6 @@ interface Entry {
   stop: AbortController;
 }
 
-/** The key of a resource type: `apiVersion/resource`. */
-export function typeKeyOf(type: ResourceType): string {
-  return `${type.apiVersion}/${type.resource}`;
-}
-
 /** Creates a registry; informers start on first acquire. */
 export function createInformerRegistry(options: InformerRegistryOptions): InformerRegistry {
   const entries = new Map<string, Entry>();
@@ -59,7 +54,7 @@ export function createInformerRegistry(options: InformerRegistryOptions): Inform
 
   return {
     acquire(type, scope) {
-      const key = scope ? `${typeKeyOf(type)}/${scope.namespace}/${scope.name}` : typeKeyOf(type);
+      const key = scope ? `${resourceTypeKey(type)}/${scope.namespace}/${scope.name}` : resourceTypeKey(type);
       let entry = entries.get(key);
       if (!entry) entries.set(key, (entry = start(key, type, scope)));
       entry.users++;

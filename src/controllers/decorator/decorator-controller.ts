@@ -2,11 +2,11 @@
  * Runs one DecoratorController: resolves its target and attachment types, takes shared informers for
  * them, routes their events to target keys, and runs the engine loop shared with CompositeController.
  */
-import { decoratorFinalizer, groupOf, type DecoratorController } from '../../api/index.ts';
+import { resourceTypeKey, decoratorFinalizer, groupOf, type DecoratorController } from '../../api/index.ts';
 import { childRefOf } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
-import { typeKeyOf, type InformerLease, type ResourceType } from '../../kube/index.ts';
+import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
@@ -63,9 +63,9 @@ export async function startDecoratorController(
 function refuseRepeatedTypes(types: readonly ResourceType[]): void {
   const seen = new Map<string, number>();
   types.forEach((type, i) => {
-    const first = seen.get(typeKeyOf(type));
-    if (first !== undefined) throw new Error(`spec.resources[${first}] and spec.resources[${i}] name the same type ${typeKeyOf(type)}: merge them into one rule`);
-    seen.set(typeKeyOf(type), i);
+    const first = seen.get(resourceTypeKey(type));
+    if (first !== undefined) throw new Error(`spec.resources[${first}] and spec.resources[${i}] name the same type ${resourceTypeKey(type)}: merge them into one rule`);
+    seen.set(resourceTypeKey(type), i);
   });
 }
 

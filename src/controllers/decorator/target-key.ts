@@ -2,12 +2,12 @@
  * Queue keys of a DecoratorController. One engine decorates several types, so a key names the type as
  * well as the object: `<apiVersion>/<resource> <namespace>/<name>` (a resource key has no space).
  */
-import { objectKey, type KubeObject } from '../../api/index.ts';
-import { typeKeyOf, type ReadonlyObjectStore, type ResourceType } from '../../kube/index.ts';
+import { resourceTypeKey, objectKey, type KubeObject } from '../../api/index.ts';
+import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
 
 /** The queue key of `target`, an object of `type`. */
 export function targetKey(type: ResourceType, target: KubeObject): string {
-  return `${typeKeyOf(type)} ${objectKey(target.metadata.namespace, target.metadata.name ?? '')}`;
+  return `${resourceTypeKey(type)} ${objectKey(target.metadata.namespace, target.metadata.name ?? '')}`;
 }
 
 /** The resource key and the store key a queue key is made of. */
@@ -19,6 +19,6 @@ function splitTargetKey(key: string): { typeKey: string; storeKey: string } {
 /** The target type a queue key names among `targets`, and its cached object (either may be gone). */
 export function targetAt<T extends { type: ResourceType; store: ReadonlyObjectStore }>(targets: readonly T[], key: string): { target?: T | undefined; cached?: KubeObject | undefined } {
   const { typeKey, storeKey } = splitTargetKey(key);
-  const target = targets.find((t) => typeKeyOf(t.type) === typeKey);
+  const target = targets.find((t) => resourceTypeKey(t.type) === typeKey);
   return { target, cached: target?.store.get(storeKey) };
 }
