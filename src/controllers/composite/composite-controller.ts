@@ -38,16 +38,18 @@ export async function startCompositeController(
   const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });
 
-  const leases: InformerLease[] = [parentType, ...childTypes.map((c) => c.type), ...(revisionType ? [revisionType] : [])].map((t) => host.informers.acquire(t));
-  const [parentLease, ...childLeases] = leases;
+  const parentLease = host.informers.acquire(parentType);
+  const childLeases = childTypes.map((c) => host.informers.acquire(c.type));
+  const revisionLease = revisionType && host.informers.acquire(revisionType);
+  const leases: InformerLease[] = [parentLease, ...childLeases, ...(revisionLease ? [revisionLease] : [])];
   const ctx: CompositeContext = {
     host, controller, labels, parentType, logger, runners,
     related: customizeRunner && createRelatedObjects({
       host, controller: controller.object, hook: spec.hooks.customize!, runner: customizeRunner, enqueue: (key) => queue.add(key), logger,
     }),
-    parents: parentLease!.informer.store,
+    parents: parentLease.informer.store,
     children: childTypes.map((c, i) => ({ ...c, store: childLeases[i]!.informer.store })),
-    revisions: revisionType && { type: revisionType, store: childLeases[childTypes.length]!.informer.store },
+    revisions: revisionLease && { type: revisionLease.informer.type, store: revisionLease.informer.store },
     finalizer: finalizerName(controller.name),
     records: new Map(),
     warnedNoStatus: { value: false },
@@ -56,7 +58,7 @@ export async function startCompositeController(
     runners.release();
     throw err;
   });
-  return run(ctx, leases, queue, runners);
+  return run(ctx, { parent: parentLease, owned: [...childLeases, ...(revisionLease ? [revisionLease] : [])] }, queue, runners);
 }
 
 /**
@@ -71,7 +73,13 @@ function rollingRevisions(host: Host, parentType: ResourceType): ResourceType {
   return resolveResource(host, GROUP_VERSION, KINDS.controllerRevision.resource);
 }
 
-function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue, runners: ControllerHookRunners): RunningController {
+/** The controller's informers: its parents', and those of what its parents own (children, then ControllerRevisions when rolling). */
+interface CompositeLeases {
+  parent: InformerLease;
+  owned: InformerLease[];
+}
+
+function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, runners: ControllerHookRunners): RunningController {
   const { host, controller, related } = ctx;
   const routing: RoutingContext = {
     parentType: ctx.parentType, parents: ctx.parents, finalizer: ctx.finalizer,
@@ -80,15 +88,13 @@ function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue, r
     ignoreStatusChanges: controller.spec.parentResource.ignoreStatusChanges,
     enqueue: (key) => queue.add(key),
   };
-  // Owned leases: the children's, then the ControllerRevisions' when rolling.
-  const [parentLease, ...childLeases] = leases;
   const unsubscribe = [
-    parentLease!.informer.subscribe(parentHandler(routing)),
-    ...childLeases.map((lease) => lease.informer.subscribe(childHandler(routing))),
+    leases.parent.informer.subscribe(parentHandler(routing)),
+    ...leases.owned.map((lease) => lease.informer.subscribe(childHandler(routing))),
     // A deleted child's apply record can never match again; drop it so the map does not grow forever.
-    ...childLeases.map((lease) => lease.informer.subscribe({ onDelete: (child) => ctx.records.delete(childKey(childRefOf(child))) })),
+    ...leases.owned.map((lease) => lease.informer.subscribe({ onDelete: (child) => ctx.records.delete(childKey(childRefOf(child))) })),
     // A deleted parent's customize answer and related-object routes go with it.
-    parentLease!.informer.subscribe({ onDelete: (parent) => related?.forget(parent) }),
+    leases.parent.informer.subscribe({ onDelete: (parent) => related?.forget(parent) }),
   ];
   const period = controller.spec.resyncPeriodSeconds;
   const running = runEngineLoop({
@@ -101,7 +107,7 @@ function run(ctx: CompositeContext, leases: InformerLease[], queue: WorkQueue, r
       for (const off of unsubscribe) off();
       related?.stop();
       runners.release();
-      for (const lease of leases) lease.release();
+      for (const lease of [leases.parent, ...leases.owned]) lease.release();
     },
   });
   ctx.logger.info({ parent: `${ctx.parentType.resource}.${ctx.parentType.apiVersion}`, children: ctx.children.length }, 'controller started');
