@@ -23,6 +23,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   hooks: ['api'],
   kube: ['api'],
   sdk: ['api'],
+  // Controllers report to the metrics; the servers only serve what they are handed.
+  metrics: ['api', 'hooks'],
+  server: [],
 };
 
 /** Packages each restricted folder may import (besides `node:` built-ins); other folders are not limited. */

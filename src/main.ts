@@ -17,7 +17,7 @@ import {
 } from './kube/index.ts';
 import { metricsApp, probeApp, serveUntil } from './server/http-servers.ts';
 import type { ListenAddress } from './server/listen-address.ts';
-import { createMetrics } from './server/metrics.ts';
+import { createMetrics } from './metrics/metrics.ts';
 
 /** Everything `loom run` is configured with (parsed from flags by the CLI). */
 export interface LoomConfig extends HostSettings {

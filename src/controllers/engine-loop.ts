@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../api/index.ts';
 import { errorChain, RetryAfterError, runWorkers, type ReconcileOutcome, type ReconcileResult, type WorkQueue } from '../engine/index.ts';
 import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../kube/index.ts';
-import type { ControllerLabels } from '../server/metrics.ts';
+import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 
 /** A running engine. */

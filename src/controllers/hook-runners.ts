@@ -20,7 +20,7 @@ import type { ExpressionSources } from './expression-sources.ts';
 import type { InformerLease } from '../kube/index.ts';
 import { RetryAfterError } from '../engine/index.ts';
 import type { Host } from './host.ts';
-import type { ControllerLabels } from '../server/metrics.ts';
+import type { ControllerLabels } from '../metrics/metrics.ts';
 import { checkReferences } from './reference-policy.ts';
 import { createWebhookCredentialSource, type WebhookCredentialSource } from './webhook-secrets.ts';
 

@@ -8,7 +8,7 @@ import type { Clock } from '../engine/index.ts';
 import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, ResourceType } from '../kube/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import type { EvaluatorPool } from '../hooks/index.ts';
-import type { Metrics } from '../server/metrics.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 
 /** `loom run` settings that reach the controllers. */
 export interface HostSettings {

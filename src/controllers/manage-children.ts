@@ -9,7 +9,7 @@ import { childKey, executePlan, type AppliedRecords } from '../apply/index.ts';
 import { childRefOf, fingerprintOf, planChildrenInSlices, type ChildRef } from '../core/index.ts';
 import { inTurns, SLICE_CHILDREN } from './in-turns.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
-import type { ControllerLabels } from '../server/metrics.ts';
+import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 
 /** One declared owned type: its cache and update method. */

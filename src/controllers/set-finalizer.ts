@@ -3,7 +3,7 @@
  * with a PUT of the cached object: a Conflict means the cache was behind, and the sync is retried.
  */
 import type { KubeObject } from '../api/index.ts';
-import type { ControllerLabels } from '../server/metrics.ts';
+import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 
 /** Who holds the finalizer. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from './metrics.ts';
+import { createMetrics } from '../metrics/metrics.ts';
 import { metricsApp, probeApp } from './http-servers.ts';
 
 describe('probe server', () => {

@@ -7,7 +7,7 @@ import type { AttachmentRule, DecoratorController, DecoratorResourceRule } from 
 import type { AppliedRecords } from '../../apply/index.ts';
 import type { HookRunner } from '../../hooks/index.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
-import type { ControllerLabels } from '../../server/metrics.ts';
+import type { ControllerLabels } from '../../metrics/metrics.ts';
 import type { Host } from '../host.ts';
 import type { RelatedObjects } from '../related-objects.ts';
 
