@@ -63,18 +63,18 @@ export async function waitForCaches(host: Host, leases: readonly InformerLease[]
   throw new Error(`the caches of ${pending.join(', ')} did not fill within ${CACHE_SYNC_TIMEOUT_MS / 1000} s (can loom list them?)`);
 }
 
-/** What one engine brings to the loop. */
-export interface EngineLoopOptions {
+/** What one engine brings to the loop; `K` is its queue key. */
+export interface EngineLoopOptions<K> {
   host: Host;
   labels: ControllerLabels;
   logger: Logger;
-  queue: WorkQueue;
-  /** One sync of the object stored under `key`. */
-  reconcile(key: string, signal: AbortSignal, logger: Logger): Promise<ReconcileResult>;
+  queue: WorkQueue<K>;
+  /** One sync of the object `key` names. */
+  reconcile(key: K, signal: AbortSignal, logger: Logger): Promise<ReconcileResult>;
   /** Every key the engine manages, for the periodic resyncs. */
-  keys(): Iterable<string>;
+  keys(): Iterable<K>;
   /** The object a key's `SyncError` event is recorded on, when it is still cached. */
-  objectOf(key: string): KubeObject | undefined;
+  objectOf(key: K): KubeObject | undefined;
   /** `resyncPeriodSeconds` of the controller, in milliseconds. */
   resyncPeriodMs?: number | undefined;
   /** Undoes the engine's subscriptions and releases what it holds, after the workers have drained. */
@@ -82,13 +82,13 @@ export interface EngineLoopOptions {
 }
 
 /** Runs the workers and resync loops until the returned engine is stopped. */
-export function runEngineLoop(options: EngineLoopOptions): RunningController {
+export function runEngineLoop<K>(options: EngineLoopOptions<K>): RunningController {
   const { host, queue } = options;
   const untrack = host.metrics.trackQueue(options.labels, () => queue.len());
   const stopping = new AbortController();
   let reconciles = 0;
   // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one.
-  const reconcile = (key: string, signal: AbortSignal) =>
+  const reconcile = (key: K, signal: AbortSignal) =>
     options.reconcile(key, signal, options.logger.child({ key, reconcileId: ++reconciles })).catch(quietRetries);
   const workers = runWorkers({
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
@@ -115,7 +115,7 @@ export function runEngineLoop(options: EngineLoopOptions): RunningController {
  * Re-enqueues every key every `periodMs`: `resyncPeriodSeconds` of the controller, and the host's
  * `--cache-flush-interval` (a safety net for anything a watch could have missed).
  */
-async function resyncLoop(options: EngineLoopOptions, periodMs: number | undefined, signal: AbortSignal): Promise<void> {
+async function resyncLoop<K>(options: EngineLoopOptions<K>, periodMs: number | undefined, signal: AbortSignal): Promise<void> {
   if (periodMs === undefined || periodMs <= 0) return;
   while (!signal.aborted) {
     await options.host.clock.sleep(periodMs, signal).catch(() => undefined);
@@ -141,7 +141,7 @@ function quietRetries(err: unknown): never {
  * except a sync cut short because the engine is stopping (a restart, a shutdown), which is not the
  * object's fault.
  */
-function report(options: EngineLoopOptions, outcome: ReconcileOutcome, stopping: AbortSignal): void {
+function report<K>(options: EngineLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal): void {
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
   if (stopping.aborted) {

@@ -33,20 +33,26 @@ export interface RelatedObjects {
   stop(): void;
 }
 
-/** What {@link createRelatedObjects} needs. */
-export interface RelatedObjectsOptions {
+/** What {@link createRelatedObjects} needs; `K` is the queue key of a parent. */
+export type RelatedObjectsOptions<K> = ParentKeys<K> & {
   host: Host;
   /** The controller object, sent in every customize request. */
   controller: KubeObject;
   /** The customize hook and its runner. */
   hook: Hook;
   runner: HookRunner;
-  /** Queues a parent for a sync, by the key {@link RelatedObjectsOptions.parentKey} gave it. */
-  enqueue(parentKey: string): void;
-  /** The queue key of a parent; default `namespace/name`. */
-  parentKey?: ((parent: KubeObject) => string) | undefined;
+  /** Queues a parent for a sync, by the key `parentKey` gave it. */
+  enqueue(parentKey: K): void;
   logger: Logger;
-}
+};
+
+/**
+ * The queue key of a parent and what tells two keys apart: `namespace/name` strings by default; a
+ * controller with other keys (a decorator's name a type too) gives both.
+ */
+type ParentKeys<K> = K extends string
+  ? { parentKey?: ((parent: KubeObject) => K) | undefined; keyId?: ((key: K) => string) | undefined }
+  : { parentKey: (parent: KubeObject) => K; keyId: (key: K) => string };
 
 /** How long a customize answer is trusted without a parent change (as Metacontroller: 20 min). */
 const CUSTOMIZE_TTL_MS = 20 * 60_000;
@@ -68,16 +74,23 @@ const NAMESPACES = { apiVersion: 'v1', resource: 'namespaces' };
 const storeKeyOf = (obj: KubeObject): string => objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 
 /** Creates the related objects of one controller; nothing is watched until a parent asks. */
-export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObjects {
+export function createRelatedObjects<K = string>(options: RelatedObjectsOptions<K>): RelatedObjects {
   const { host } = options;
-  const keyOf = options.parentKey ?? storeKeyOf;
+  // Without them, K is a string (ParentKeys requires both otherwise): `namespace/name`, its own id.
+  const keyOf = options.parentKey ?? ((parent: KubeObject) => storeKeyOf(parent) as K);
+  const idOf = options.keyId ?? ((key: K) => key as string);
+  /** The key of each parent the index knows, by its id: the index keeps ids. */
+  const parentKeys = new Map<string, K>();
   const index = createRelatedIndex();
   const answers = new Map<string, CachedAnswer>();
   const watches = createRelatedWatches(host);
   /** The customize call in flight per parent UID; `forget` drops it, so a late answer is not kept. */
   const inFlight = new Map<string, symbol>();
   const enqueueAll = (parents: Iterable<string>): void => {
-    for (const parent of parents) options.enqueue(parent);
+    for (const id of parents) {
+      const key = parentKeys.get(id);
+      if (key !== undefined) options.enqueue(key);
+    }
   };
   const namespaceLabels = (namespace: string) => watches.store(NAMESPACE_SELECTORS)?.get(namespace)?.metadata.labels ?? undefined;
 
@@ -94,7 +107,9 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
     if (inFlight.get(uid) !== call) return selections; // forgotten (deleted) or overtaken meanwhile
     inFlight.delete(uid);
     answers.set(uid, { version, expiresAt: host.clock.now() + CUSTOMIZE_TTL_MS, selections });
-    index.set(keyOf(parent), selections.map((s) => s.selection));
+    const key = keyOf(parent);
+    parentKeys.set(idOf(key), key);
+    index.set(idOf(key), selections.map((s) => s.selection));
     return selections;
   };
 
@@ -128,7 +143,9 @@ export function createRelatedObjects(options: RelatedObjectsOptions): RelatedObj
       const uid = parent.metadata.uid ?? '';
       answers.delete(uid);
       inFlight.delete(uid);
-      index.delete(keyOf(parent));
+      const id = idOf(keyOf(parent));
+      parentKeys.delete(id);
+      index.delete(id);
     },
     stop: () => watches.stop(),
   };
@@ -148,7 +165,7 @@ function versionOf(parent: KubeObject): string {
 }
 
 /** Asks the customize hook about `parent` and checks its selection rules, each with its type from discovery. */
-async function askCustomize(options: RelatedObjectsOptions, parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> {
+async function askCustomize(options: Pick<RelatedObjectsOptions<unknown>, 'runner' | 'controller' | 'hook' | 'logger' | 'host'>, parent: KubeObject, signal: AbortSignal): Promise<TypedSelection[]> {
   const raw = await options.runner.call(customizeRequest({ controller: options.controller, parent }), signal);
   const { response, ignoredFields } = decodeCustomizeResponse(raw, responseModeOf(options.hook));
   if (ignoredFields.length > 0) options.logger.debug({ ignoredFields }, 'customize hook response had fields loom ignores');

@@ -20,10 +20,10 @@ export interface ReconcileResult {
 }
 
 /** Brings one key's object to its desired state. */
-export interface Reconciler {
+export interface Reconciler<K = string> {
   /**
    * Reconciles `key`. The engine never runs two reconciles of the same key at once. `signal` aborts
    * only on a hard stop; a graceful shutdown lets the reconcile finish.
    */
-  reconcile(key: string, signal: AbortSignal): Promise<ReconcileResult>;
+  reconcile(key: K, signal: AbortSignal): Promise<ReconcileResult>;
 }

@@ -9,7 +9,7 @@ import type { Reconciler } from './reconciler.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 /** The part of a {@link WorkQueue} the workers use. */
-export type WorkerQueue = Pick<WorkQueue, 'get' | 'done' | 'forget' | 'addAfter' | 'addRateLimited' | 'retryNow' | 'shutDown'>;
+export type WorkerQueue<K = string> = Pick<WorkQueue<K>, 'get' | 'done' | 'forget' | 'addAfter' | 'addRateLimited' | 'retryNow' | 'shutDown'>;
 
 /**
  * At most this often, a success after failures retries every key in backoff at once
@@ -26,8 +26,8 @@ export const RECOVERY_RETRY_INTERVAL_MS = 30_000;
 export type OutcomeResult = 'success' | 'error' | 'requeue' | 'terminal';
 
 /** One finished reconcile, as reported to `onOutcome`. */
-export interface ReconcileOutcome {
-  key: string;
+export interface ReconcileOutcome<K = string> {
+  key: K;
   result: OutcomeResult;
   /** Wall time of the reconcile on the injected clock. */
   durationMs: number;
@@ -38,9 +38,9 @@ export interface ReconcileOutcome {
 }
 
 /** What the workers run on. */
-export interface RunWorkersOptions {
-  queue: WorkerQueue;
-  reconciler: Reconciler;
+export interface RunWorkersOptions<K = string> {
+  queue: WorkerQueue<K>;
+  reconciler: Reconciler<K>;
   /** How many keys are reconciled at once (Metacontroller's `--workers`, per controller). */
   workers: number;
   /**
@@ -51,7 +51,7 @@ export interface RunWorkersOptions {
   /** Times each reconcile. */
   clock: Clock;
   /** Told about every finished reconcile. Must not throw; if it does, the error is dropped. */
-  onOutcome?: ((outcome: ReconcileOutcome) => void) | undefined;
+  onOutcome?: ((outcome: ReconcileOutcome<K>) => void) | undefined;
 }
 
 /** How a reconcile ended, before it is timed and reported. */
@@ -66,7 +66,7 @@ type Ending =
  * resolves once all of them have stopped. A reconcile that throws (synchronously or not) never stops a
  * worker; its key is handled by the outcome switch like any other.
  */
-export async function runWorkers(options: RunWorkersOptions): Promise<void> {
+export async function runWorkers<K>(options: RunWorkersOptions<K>): Promise<void> {
   const { workers, signal, queue } = options;
   if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
   // Shutting the queue down releases idle workers at once and cancels delayed adds, so nothing keeps
@@ -83,7 +83,7 @@ export async function runWorkers(options: RunWorkersOptions): Promise<void> {
 }
 
 /** One worker: get → reconcile → act → done, until there are no more keys. */
-async function work(options: RunWorkersOptions, recovery: Recovery): Promise<void> {
+async function work<K>(options: RunWorkersOptions<K>, recovery: Recovery): Promise<void> {
   for (;;) {
     const key = await options.queue.get(options.signal);
     if (key === undefined) return;
@@ -99,7 +99,7 @@ async function work(options: RunWorkersOptions, recovery: Recovery): Promise<voi
   }
 }
 
-async function reconcileOnce(reconciler: Reconciler, key: string, signal: AbortSignal): Promise<Ending> {
+async function reconcileOnce<K>(reconciler: Reconciler<K>, key: K, signal: AbortSignal): Promise<Ending> {
   try {
     // Inside the try, so a reconcile that throws before returning a promise is caught as well.
     const result = await reconciler.reconcile(key, signal);
@@ -117,7 +117,7 @@ interface Recovery {
   after(result: OutcomeResult): void;
 }
 
-function recoveryOf(options: RunWorkersOptions): Recovery {
+function recoveryOf<K>(options: RunWorkersOptions<K>): Recovery {
   let failedSince = false;
   let lastRetryAt = -Infinity;
   return {
@@ -141,7 +141,7 @@ function isPositiveDelay(ms: number | undefined): ms is number {
  * THE mapping from how a reconcile ended to what happens to its key. Called while the key is still
  * held, so an immediate re-add marks it dirty and `done` queues it again.
  */
-function applyOutcome(queue: WorkerQueue, key: string, ending: Ending): void {
+function applyOutcome<K>(queue: WorkerQueue<K>, key: K, ending: Ending): void {
   switch (ending.result) {
     case 'success':
       queue.forget(key);
@@ -160,15 +160,15 @@ function applyOutcome(queue: WorkerQueue, key: string, ending: Ending): void {
   }
 }
 
-function toOutcome(key: string, ending: Ending, durationMs: number): ReconcileOutcome {
-  const outcome: ReconcileOutcome = { key, result: ending.result, durationMs };
+function toOutcome<K>(key: K, ending: Ending, durationMs: number): ReconcileOutcome<K> {
+  const outcome: ReconcileOutcome<K> = { key, result: ending.result, durationMs };
   if (ending.result !== 'success') outcome.error = ending.error;
   if (ending.result === 'requeue') outcome.requeueAfterMs = ending.requeueAfterMs;
   else if (ending.result === 'success' && isPositiveDelay(ending.requeueAfterMs)) outcome.requeueAfterMs = ending.requeueAfterMs;
   return outcome;
 }
 
-function report(options: RunWorkersOptions, outcome: ReconcileOutcome): void {
+function report<K>(options: RunWorkersOptions<K>, outcome: ReconcileOutcome<K>): void {
   try {
     options.onOutcome?.(outcome);
   } catch {

@@ -9,8 +9,8 @@ function setup(): { clock: ReturnType<typeof manualClock>; queue: WorkQueue } {
 }
 
 /** Every key queued right now, taken (and released) in order. */
-async function drain(queue: WorkQueue): Promise<string[]> {
-  const keys: string[] = [];
+async function drain<K>(queue: WorkQueue<K>): Promise<K[]> {
+  const keys: K[] = [];
   while (queue.len() > 0) {
     const key = (await queue.get())!;
     keys.push(key);
@@ -223,5 +223,37 @@ describe('WorkQueue: stopping', () => {
     expect(queue.len()).toBe(1);
     expect(await queue.get(controller.signal)).toBeUndefined();
     expect(await queue.get()).toBe('a');
+  });
+});
+
+describe('WorkQueue: keys that are not strings', () => {
+  interface Key {
+    type: string;
+    name: string;
+  }
+  const keyOf = (key: Key): string => `${key.type} ${key.name}`;
+
+  it('tells keys apart by keyOf, and hands out the key as it was added', async () => {
+    const queue = new WorkQueue<Key>({ clock: manualClock(), keyOf });
+    const first = { type: 'apps/v1/deployments', name: 'ns/web' };
+    queue.add(first);
+    queue.add({ ...first });
+    queue.add({ type: 'v1/services', name: 'ns/web' });
+    expect(queue.len()).toBe(2);
+    const got = await queue.get();
+    expect(got).toBe(first);
+    queue.done({ ...first });
+    queue.add({ ...first });
+    expect(queue.len()).toBe(2);
+  });
+
+  it('backs off and delays by key identity', async () => {
+    const clock = manualClock();
+    const queue = new WorkQueue<Key>({ clock, keyOf });
+    queue.addRateLimited({ type: 't', name: 'a' });
+    queue.addRateLimited({ type: 't', name: 'a' });
+    await clock.advance(5);
+    // One pending retry for one identity, the sooner one.
+    expect(await drain(queue)).toEqual([{ type: 't', name: 'a' }]);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The work queue: keys in, keys out, with client-go's guarantees. Level-based controllers queue
- * `namespace/name` keys, never events, so ten changes to one parent while it waits mean one reconcile,
+ * keys (`namespace/name`, or a type and an object), never events, so ten changes to one parent while it waits mean one reconcile,
  * and a key is never reconciled by two workers at once — a change that lands while it is being
  * reconciled marks it dirty, and it is queued again when the worker calls {@link WorkQueue.done}.
  *
@@ -12,16 +12,23 @@
 import type { Clock } from './clock.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
+/**
+ * How keys are told apart: two keys with the same `keyOf` are the same key. Needed for anything but
+ * string keys, which are their own identity.
+ */
+type KeyIdentity<K> = K extends string ? { keyOf?: ((key: K) => string) | undefined } : { keyOf: (key: K) => string };
+
 /** What a work queue is built from. */
-export interface WorkQueueOptions {
+export type WorkQueueOptions<K> = KeyIdentity<K> & {
   /** Drives delayed adds; nothing else in the queue reads time. */
   clock: Clock;
-  /** Decides `addRateLimited` delays; default {@link defaultControllerRateLimiter} on the same clock. */
+  /** Decides `addRateLimited` delays, by key identity; default {@link defaultControllerRateLimiter} on the same clock. */
   rateLimiter?: RateLimiter | undefined;
-}
+};
 
 /** A delayed add that has not fired yet. */
-interface DelayedAdd {
+interface DelayedAdd<K> {
+  key: K;
   readyAt: number;
   cancel: AbortController;
   /** Set for a rate-limited retry (`addRateLimited`), which {@link WorkQueue.retryNow} may bring forward. */
@@ -29,15 +36,18 @@ interface DelayedAdd {
 }
 
 /** Hands a key (or `undefined` on shutdown/abort) to one waiting `get`. */
-type Waiter = (key: string | undefined) => void;
+type Waiter<K> = (key: K | undefined) => void;
 
 /** Node's timers fire at once beyond this many ms (2^31 - 1), so longer delays sleep in pieces. */
 const MAX_SLEEP_MS = 2_147_483_647;
 
-/** A de-duplicating, delaying, rate-limited queue of string keys. */
-export class WorkQueue {
+/** A de-duplicating, delaying, rate-limited queue of keys; internally each key is its identity string. */
+export class WorkQueue<K = string> {
   readonly #clock: Clock;
   readonly #rateLimiter: RateLimiter;
+  readonly #keyOf: (key: K) => string;
+  /** The key of each identity that is queued, dirty or being processed. */
+  readonly #keys = new Map<string, K>();
   /** Keys ready for a worker, in order. Each is also in `#dirty`. */
   readonly #queue: string[] = [];
   /** Keys that need processing: queued, or added again while being processed. */
@@ -45,14 +55,16 @@ export class WorkQueue {
   /** Keys a worker holds between `get` and `done`. */
   readonly #processing = new Set<string>();
   /** Pending `get` calls, oldest first. */
-  readonly #waiters = new Set<Waiter>();
+  readonly #waiters = new Set<Waiter<K>>();
   /** At most one pending delayed add per key: the soonest. */
-  readonly #delayed = new Map<string, DelayedAdd>();
+  readonly #delayed = new Map<string, DelayedAdd<K>>();
   #shuttingDown = false;
 
-  constructor(options: WorkQueueOptions) {
+  constructor(options: WorkQueueOptions<K>) {
     this.#clock = options.clock;
     this.#rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter({ clock: options.clock });
+    // Without `keyOf`, K is a string (KeyIdentity requires it otherwise): the key is its own identity.
+    this.#keyOf = options.keyOf ?? ((key: K) => key as string);
   }
 
   /** How many keys wait for a worker (not counting keys being processed or delayed): the depth metric. */
@@ -64,11 +76,13 @@ export class WorkQueue {
    * Queues `key` unless it is already queued. A key being processed is marked dirty instead, and
    * queued again by {@link WorkQueue.done}. Ignored after shutdown.
    */
-  add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
-    this.#dirty.add(key);
-    if (this.#processing.has(key)) return;
-    this.#enqueue(key);
+  add(key: K): void {
+    const id = this.#keyOf(key);
+    if (this.#shuttingDown || this.#dirty.has(id)) return;
+    this.#dirty.add(id);
+    this.#keys.set(id, key);
+    if (this.#processing.has(id)) return;
+    this.#enqueue(id);
   }
 
   /**
@@ -77,27 +91,28 @@ export class WorkQueue {
    * hold a key back from an immediate {@link WorkQueue.add}. Ignored after shutdown, which also cancels
    * every pending delay so no timer outlives the queue.
    */
-  addAfter(key: string, delayMs: number): void {
+  addAfter(key: K, delayMs: number): void {
     this.#addAfter(key, delayMs, false);
   }
 
-  #addAfter(key: string, delayMs: number, retry: boolean): void {
+  #addAfter(key: K, delayMs: number, retry: boolean): void {
     if (this.#shuttingDown || delayMs === Infinity) return;
     if (!(delayMs > 0)) {
       this.add(key);
       return;
     }
+    const id = this.#keyOf(key);
     const readyAt = this.#clock.now() + delayMs;
-    const pending = this.#delayed.get(key);
+    const pending = this.#delayed.get(id);
     if (pending !== undefined && pending.readyAt <= readyAt) return;
     pending?.cancel.abort();
-    const entry: DelayedAdd = { readyAt, cancel: new AbortController(), retry };
-    this.#delayed.set(key, entry);
+    const entry: DelayedAdd<K> = { key, readyAt, cancel: new AbortController(), retry };
+    this.#delayed.set(id, entry);
     this.#sleepUntil(readyAt, entry.cancel.signal).then(
       () => {
-        if (this.#delayed.get(key) !== entry) return;
-        this.#delayed.delete(key);
-        this.add(key);
+        if (this.#delayed.get(id) !== entry) return;
+        this.#delayed.delete(id);
+        this.add(entry.key);
       },
       () => {
         // Cancelled: a sooner add for this key replaced it, or the queue shut down.
@@ -106,9 +121,9 @@ export class WorkQueue {
   }
 
   /** Adds `key` after the delay its rate limiter decides, counting one more retry. */
-  addRateLimited(key: string): void {
+  addRateLimited(key: K): void {
     if (this.#shuttingDown) return;
-    this.#addAfter(key, this.#rateLimiter.when(key), true);
+    this.#addAfter(key, this.#rateLimiter.when(this.#keyOf(key)), true);
   }
 
   /**
@@ -118,33 +133,33 @@ export class WorkQueue {
    */
   retryNow(): number {
     const retries = [...this.#delayed].filter(([, pending]) => pending.retry);
-    for (const [key, pending] of retries) {
+    for (const [id, pending] of retries) {
       pending.cancel.abort();
-      this.#delayed.delete(key);
-      this.add(key);
+      this.#delayed.delete(id);
+      this.add(pending.key);
     }
     return retries.length;
   }
 
   /** Resets `key`'s retry history (call after a success, or when giving up on it). */
-  forget(key: string): void {
-    this.#rateLimiter.forget(key);
+  forget(key: K): void {
+    this.#rateLimiter.forget(this.#keyOf(key));
   }
 
   /**
    * The next key, which the caller now holds until it calls {@link WorkQueue.done}. Waits until a key is
    * ready; resolves `undefined` when the queue shuts down or `signal` aborts first.
    */
-  get(signal?: AbortSignal): Promise<string | undefined> {
+  get(signal?: AbortSignal): Promise<K | undefined> {
     if (this.#shuttingDown || signal?.aborted === true) return Promise.resolve(undefined);
-    const key = this.#queue.shift();
-    if (key !== undefined) return Promise.resolve(this.#startProcessing(key));
+    const id = this.#queue.shift();
+    if (id !== undefined) return Promise.resolve(this.#startProcessing(id));
     return new Promise((resolve) => {
       const onAbort = (): void => {
         this.#waiters.delete(waiter);
         resolve(undefined);
       };
-      const waiter: Waiter = (handed) => {
+      const waiter: Waiter<K> = (handed) => {
         signal?.removeEventListener('abort', onAbort);
         resolve(handed);
       };
@@ -154,9 +169,11 @@ export class WorkQueue {
   }
 
   /** Releases `key` after processing; if it was added meanwhile, it is queued again. */
-  done(key: string): void {
-    if (!this.#processing.delete(key)) return;
-    if (!this.#shuttingDown && this.#dirty.has(key)) this.#enqueue(key);
+  done(key: K): void {
+    const id = this.#keyOf(key);
+    if (!this.#processing.delete(id)) return;
+    if (!this.#shuttingDown && this.#dirty.has(id)) this.#enqueue(id);
+    else this.#keys.delete(id);
   }
 
   /**
@@ -171,23 +188,25 @@ export class WorkQueue {
     this.#delayed.clear();
     this.#queue.length = 0;
     this.#dirty.clear();
+    // Keys being processed may still be `done`, which needs nothing from here.
+    this.#keys.clear();
   }
 
-  /** Hands `key` to the oldest waiting `get`, or queues it when nobody waits. */
-  #enqueue(key: string): void {
+  /** Hands the key of `id` to the oldest waiting `get`, or queues it when nobody waits. */
+  #enqueue(id: string): void {
     const [waiter] = this.#waiters;
     if (waiter === undefined) {
-      this.#queue.push(key);
+      this.#queue.push(id);
       return;
     }
     this.#waiters.delete(waiter);
-    waiter(this.#startProcessing(key));
+    waiter(this.#startProcessing(id));
   }
 
-  #startProcessing(key: string): string {
-    this.#dirty.delete(key);
-    this.#processing.add(key);
-    return key;
+  #startProcessing(id: string): K {
+    this.#dirty.delete(id);
+    this.#processing.add(id);
+    return this.#keys.get(id)!;
   }
 
   async #sleepUntil(readyAt: number, signal: AbortSignal): Promise<void> {

@@ -14,7 +14,7 @@ import { resolveResource, type Host } from '../host.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { DecoratorContext } from './context.ts';
 import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts';
-import { targetAt, targetKey } from './target-key.ts';
+import { targetAt, targetKey, targetKeyId, type TargetKey } from './target-key.ts';
 import { syncTarget } from './sync-target.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
@@ -37,7 +37,7 @@ export async function startDecoratorController(
 
   const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type));
   const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type));
-  const queue = new WorkQueue({ clock: host.clock });
+  const queue = new WorkQueue<TargetKey>({ clock: host.clock, keyOf: targetKeyId });
   const targets = targetTypes.map((t, i) => ({ ...t, store: targetLeases[i]!.informer.store }));
   const ctx: DecoratorContext = {
     host, controller, labels, logger, runners, targets,
@@ -45,6 +45,7 @@ export async function startDecoratorController(
     related: customizeRunner && createRelatedObjects({
       host, controller: controller.object, hook: spec.hooks.customize!, runner: customizeRunner, enqueue: (key) => queue.add(key), logger,
       parentKey: (obj) => targetKey(targets.find((t) => t.type.kind === obj.kind && groupOf(t.type.apiVersion) === groupOf(obj.apiVersion))!.type, obj),
+      keyId: targetKeyId,
     }),
     finalizer: decoratorFinalizer(controller.name),
     records: new Map(),
@@ -69,8 +70,8 @@ function refuseRepeatedTypes(types: readonly ResourceType[]): void {
   });
 }
 
-function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachments: InformerLease[] }, queue: WorkQueue, runners: ControllerHookRunners): RunningController {
-  const enqueue = (key: string) => queue.add(key);
+function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachments: InformerLease[] }, queue: WorkQueue<TargetKey>, runners: ControllerHookRunners): RunningController {
+  const enqueue = (key: TargetKey) => queue.add(key);
   const unsubscribe = [
     ...ctx.targets.map((target, i) => leases.targets[i]!.informer.subscribe(targetHandler(ctx, target, enqueue))),
     ...leases.targets.map((lease) => lease.informer.subscribe({ onDelete: (obj) => ctx.related?.forget(obj) })),

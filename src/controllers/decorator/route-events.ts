@@ -8,7 +8,7 @@ import { controllerRefOf, DECORATOR_CONTROLLER_ANNOTATION, groupOf, objectKey, t
 import { decorates, isSpecOrMetaChange } from '../../core/index.ts';
 import type { InformerHandler } from '../../kube/index.ts';
 import type { DecoratorContext, TargetType } from './context.ts';
-import { targetKey } from './target-key.ts';
+import { targetKey, type TargetKey } from './target-key.ts';
 
 /** True when this decorator handles `target`. */
 export function isDecorated(ctx: Pick<DecoratorContext, 'finalizer'>, target: TargetType, obj: KubeObject): boolean {
@@ -16,7 +16,7 @@ export function isDecorated(ctx: Pick<DecoratorContext, 'finalizer'>, target: Ta
 }
 
 /** Handler for one target type's informer. */
-export function targetHandler(ctx: Pick<DecoratorContext, 'finalizer'>, target: TargetType, enqueue: (key: string) => void): InformerHandler {
+export function targetHandler(ctx: Pick<DecoratorContext, 'finalizer'>, target: TargetType, enqueue: (key: TargetKey) => void): InformerHandler {
   const route = (obj: KubeObject): void => {
     if (isDecorated(ctx, target, obj)) enqueue(targetKey(target.type, obj));
   };
@@ -31,7 +31,7 @@ export function targetHandler(ctx: Pick<DecoratorContext, 'finalizer'>, target: 
 }
 
 /** The key of the cached target an attachment belongs to, if it is one of ours. */
-function ownerKey(ctx: Pick<DecoratorContext, 'controller' | 'targets'>, attachment: KubeObject): string | undefined {
+function ownerKey(ctx: Pick<DecoratorContext, 'controller' | 'targets'>, attachment: KubeObject): TargetKey | undefined {
   const ref = controllerRefOf(attachment);
   if (!ref || attachment.metadata.annotations?.[DECORATOR_CONTROLLER_ANNOTATION] !== ctx.controller.name) return undefined;
   const target = ctx.targets.find((t) => t.type.kind === ref.kind && groupOf(t.type.apiVersion) === groupOf(ref.apiVersion));
@@ -41,7 +41,7 @@ function ownerKey(ctx: Pick<DecoratorContext, 'controller' | 'targets'>, attachm
 }
 
 /** Handler for one attachment type's informer. */
-export function attachmentHandler(ctx: Pick<DecoratorContext, 'controller' | 'targets'>, enqueue: (key: string) => void): InformerHandler {
+export function attachmentHandler(ctx: Pick<DecoratorContext, 'controller' | 'targets'>, enqueue: (key: TargetKey) => void): InformerHandler {
   const route = (...objs: KubeObject[]): void => {
     const keys = new Set(objs.map((obj) => ownerKey(ctx, obj)).filter((key) => key !== undefined));
     for (const key of keys) enqueue(key);

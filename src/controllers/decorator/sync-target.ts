@@ -17,10 +17,10 @@ import { setFinalizer } from '../set-finalizer.ts';
 import { writeFailures } from '../write-failures.ts';
 import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import type { DecoratorContext } from './context.ts';
-import { targetAt } from './target-key.ts';
+import { targetAt, type TargetKey } from './target-key.ts';
 
 /** Syncs the target queued under `key`; a target that is gone needs nothing. */
-export async function syncTarget(ctx: DecoratorContext, key: string, signal: AbortSignal): Promise<ReconcileResult> {
+export async function syncTarget(ctx: DecoratorContext, key: TargetKey, signal: AbortSignal): Promise<ReconcileResult> {
   const { target, cached } = targetAt(ctx.targets, key);
   if (!target || !cached) return {};
   const lifecycle = decideLifecycle({

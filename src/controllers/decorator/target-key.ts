@@ -1,24 +1,29 @@
 /**
  * Queue keys of a DecoratorController. One engine decorates several types, so a key names the type as
- * well as the object: `<apiVersion>/<resource> <namespace>/<name>` (a resource key has no space).
+ * well as the object; its identity in the queue is `<apiVersion>/<resource> <namespace>/<name>`.
  */
-import { resourceTypeKey, objectKey, type KubeObject } from '../../api/index.ts';
+import { objectKey, resourceTypeKey, type KubeObject } from '../../api/index.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
 
+/** One target to sync: its type, and its key in that type's store (`namespace/name`). */
+export interface TargetKey {
+  type: ResourceType;
+  object: string;
+}
+
 /** The queue key of `target`, an object of `type`. */
-export function targetKey(type: ResourceType, target: KubeObject): string {
-  return `${resourceTypeKey(type)} ${objectKey(target.metadata.namespace, target.metadata.name ?? '')}`;
+export function targetKey(type: ResourceType, target: KubeObject): TargetKey {
+  return { type, object: objectKey(target.metadata.namespace, target.metadata.name ?? '') };
 }
 
-/** The resource key and the store key a queue key is made of. */
-function splitTargetKey(key: string): { typeKey: string; storeKey: string } {
-  const space = key.indexOf(' ');
-  return { typeKey: key.slice(0, space), storeKey: key.slice(space + 1) };
+/** What tells two target keys apart (the work queue's `keyOf`). */
+export function targetKeyId(key: TargetKey): string {
+  return `${resourceTypeKey(key.type)} ${key.object}`;
 }
 
-/** The target type a queue key names among `targets`, and its cached object (either may be gone). */
-export function targetAt<T extends { type: ResourceType; store: ReadonlyObjectStore }>(targets: readonly T[], key: string): { target?: T | undefined; cached?: KubeObject | undefined } {
-  const { typeKey, storeKey } = splitTargetKey(key);
+/** The target type a key names among `targets`, and its cached object (either may be gone). */
+export function targetAt<T extends { type: ResourceType; store: ReadonlyObjectStore }>(targets: readonly T[], key: TargetKey): { target?: T | undefined; cached?: KubeObject | undefined } {
+  const typeKey = resourceTypeKey(key.type);
   const target = targets.find((t) => resourceTypeKey(t.type) === typeKey);
-  return { target, cached: target?.store.get(storeKey) };
+  return { target, cached: target?.store.get(key.object) };
 }
