@@ -39,7 +39,7 @@ export function createExpressionSources(host: Host, onChange: (controller: strin
   const changed = (previous: KubeObject | undefined, current: KubeObject | undefined): void => {
     const cm = current ?? previous;
     const at = keyOf(cm?.metadata.namespace, cm?.metadata.name);
-    // The first list is not a change: engines read the texts only after it has completed.
+    // The first list is not a change: controllers read the texts only after it has completed.
     if (!leases.get(at)?.informer.hasSynced()) return;
     for (const [controller, refs] of users) {
       const affected = refs.some((ref) => keyOf(ref.namespace, ref.name) === at && textOf(previous, ref.key) !== textOf(current, ref.key));

@@ -1,5 +1,5 @@
 /**
- * What every controller engine of one host shares: the cluster connection and caches, the writers,
+ * What every running controller of one host shares: the cluster connection and caches, the writers,
  * the clock, metrics and logging, and the settings from the command line.
  */
 import type { Logger } from 'pino';
@@ -25,7 +25,7 @@ export interface HostSettings {
   referenceNamespaces?: readonly string[] | undefined;
 }
 
-/** Shared by every controller engine of a host. */
+/** Shared by every running controller of a host. */
 export interface Host {
   settings: HostSettings;
   /** The latest discovery pass (refreshed every `--discovery-interval`). */

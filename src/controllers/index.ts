@@ -1,10 +1,10 @@
 /**
- * The controllers loom runs: the meta controller (one engine per CompositeController or
- * DecoratorController object), the two engines and what they share. Only `main.ts` and `cli/` import
+ * The controllers loom runs: the meta controller (one running controller per CompositeController or
+ * DecoratorController object), the two controller kinds and what they share. Only `main.ts` and `cli/` import
  * this folder.
  */
 export { runMetaController, type MetaControllerOptions } from './meta-controller.ts';
-export type { RunningController } from './engine-loop.ts';
+export type { RunningController } from './controller-loop.ts';
 export { acquireLeadership, holdLeadership, releaseLeadership, type LeaderElectionOptions } from './leader-election.ts';
 export { eventFilter } from './event-filter.ts';
 export { ResourceNotFoundError, type Host, type HostSettings } from './host.ts';

@@ -1,7 +1,7 @@
 /**
  * Converging the objects a controller owns — a CompositeController's children, a DecoratorController's
  * attachments — to the hook's validated answer: plan per object (create, update by the type's update
- * method, delete what is no longer wanted), execute, count. Shared by both engines.
+ * method, delete what is no longer wanted), execute, count. Shared by both controller kinds.
  */
 import type { Logger } from 'pino';
 import { objectKey, type KubeObject, type UpdateMethod } from '../api/index.ts';
@@ -19,7 +19,7 @@ export interface ManagedType {
   store: ReadonlyObjectStore;
 }
 
-/** What managing owned objects needs from an engine. */
+/** What managing owned objects needs from a controller. */
 export interface ChildManager {
   host: Host;
   labels: ControllerLabels;

@@ -1,6 +1,6 @@
 /**
  * Runs the controller objects themselves: watches CompositeControllers and DecoratorControllers and
- * keeps one engine running per object that matches `--target-label-selector`, restarting it when its spec (generation) or a
+ * keeps one controller running per object that matches `--target-label-selector`, restarting it when its spec (generation) or a
  * ConfigMap-held expression changes and stopping it when the object goes. A controller that cannot
  * start gets a `CreateError` event and a `Ready=False` condition saying why (loom's addition:
  * Metacontroller leaves the status empty); one that runs gets `Ready=True`, with reason
@@ -19,7 +19,7 @@ import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult 
 import { conflictingClaim, isBuiltInGroup, sameParentType, type ParentClaim } from '../core/index.ts';
 import { startCompositeController } from './composite/composite-controller.ts';
 import { startDecoratorController } from './decorator/decorator-controller.ts';
-import type { RunningController } from './engine-loop.ts';
+import type { RunningController } from './controller-loop.ts';
 import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
 import { setReady } from './controller-status.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
@@ -76,11 +76,12 @@ interface SpecVersion {
   generation: number | undefined;
 }
 
-interface Engine extends SpecVersion {
-  running: RunningController;
+/** A started controller and the spec it was started with. */
+interface Running extends SpecVersion {
+  controller: RunningController;
 }
 
-/** Watches CompositeControllers and DecoratorControllers until `signal` aborts, then stops every engine. */
+/** Watches CompositeControllers and DecoratorControllers until `signal` aborts, then stops every running controller. */
 export async function runMetaController(options: MetaControllerOptions, signal: AbortSignal): Promise<void> {
   await Promise.all([runKind(options, COMPOSITE, signal), runKind(options, DECORATOR, signal)]);
 }
@@ -91,7 +92,7 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
   const type = await waitForResource(host, kind.resource, signal);
   if (!type) return;
   const lease = host.informers.acquire(type);
-  const engines = new Map<string, Engine>();
+  const running = new Map<string, Running>();
   /** The spec each controller last failed to start with: its retries say `Starting` only once. */
   const failedStarts = new Map<string, SpecVersion>();
   const queue = new WorkQueue({ clock: host.clock });
@@ -120,7 +121,7 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     }
   };
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> => reconcileController({
-    ...options, kind, engines, failedStarts, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
+    ...options, kind, running, failedStarts, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
   }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
@@ -128,7 +129,7 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     onOutcome: (o) => o.error !== undefined && host.logger.warn({ controller: o.key, err: o.error }, 'controller not running'),
   });
   off();
-  await Promise.all([...engines.values()].map((engine) => engine.running.stop()));
+  await Promise.all([...running.values()].map((started) => started.controller.stop()));
   sources.release();
   lease.release();
 }
@@ -149,10 +150,10 @@ async function waitForResource(host: Host, resource: string, signal: AbortSignal
 
 interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends MetaControllerOptions {
   kind: ControllerKind<C>;
-  engines: Map<string, Engine>;
+  running: Map<string, Running>;
   failedStarts: Map<string, SpecVersion>;
   sources: ExpressionSources;
-  /** Controllers whose ConfigMap-held expression changed since their engine started. */
+  /** Controllers whose ConfigMap-held expression changed since they started. */
   sourceChanged: Set<string>;
   signal: AbortSignal;
   get(): KubeObject | undefined;
@@ -168,22 +169,21 @@ function isWanted(input: MetaControllerOptions, obj: KubeObject | undefined): ob
   return obj !== undefined && (input.targetSelector === undefined || matchesSelector(input.targetSelector, obj.metadata.labels));
 }
 
-/** Stops the running engine when its object is gone, no longer targeted, has a new spec or a changed expression. */
+/** Stops the running controller when its object is gone, no longer targeted, has a new spec or a changed expression. */
 async function stopIfStale<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string, obj: KubeObject | undefined): Promise<void> {
-  const current = input.engines.get(name);
+  const current = input.running.get(name);
   const sourceChanged = input.sourceChanged.delete(name);
   if (!current) return;
   const same = isWanted(input, obj) && current.uid === obj.metadata.uid && current.generation === obj.metadata.generation;
   if (same && !sourceChanged) return;
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopping', message: 'Stopping controller' });
-  await current.running.stop();
-  input.engines.delete(name);
+  await current.controller.stop();
+  input.running.delete(name);
   input.unclaim(name);
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopped', message: 'Stopped controller' });
 }
 
 async function reconcileController<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string): Promise<ReconcileResult> {
-  const { engines } = input;
   const obj = input.get();
   const parsed = isWanted(input, obj) ? input.kind.parse(obj) : undefined;
   input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
@@ -193,14 +193,14 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
     input.failedStarts.delete(name);
     return {};
   }
-  if (!parsed.ok && !engines.has(name)) {
+  if (!parsed.ok && !input.running.has(name)) {
     const message = parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     await notReady(input, obj, { reason: 'InvalidSpec', message });
     throw new TerminalError(`invalid ${input.kind.kind} ${name}: ${message}`);
   }
   if (!parsed.ok) return {};
   await yieldToOwner(input, name, obj, parsed.value);
-  if (engines.has(name)) return {};
+  if (input.running.has(name)) return {};
   await startEngine(input, name, obj, parsed);
   return {};
 }
@@ -234,12 +234,12 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   if (!sameSpec(input.failedStarts.get(name), version)) host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
   let warnings: FieldProblem[];
   try {
-    // Before the start: once the engine runs, a failure here could no longer be retried.
+    // Before the start: once the controller runs, a failure here could no longer be retried.
     warnings = [...parsed.warnings, ...(input.kind.warningsOf?.(host, parsed.value) ?? [])];
     // Its writes take turns with other controllers' for the client rate limit (engine/fair-throttle.ts).
     const own = { ...host, writer: host.writerFor(`${input.kind.kind}/${name}`) };
-    const running = await input.kind.start(own, parsed.value, input.signal, input.sources);
-    input.engines.set(name, { ...version, running });
+    const controller = await input.kind.start(own, parsed.value, input.signal, input.sources);
+    input.running.set(name, { ...version, controller });
   } catch (err) {
     input.unclaim(name);
     input.failedStarts.set(name, version);

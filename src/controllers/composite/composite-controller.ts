@@ -8,7 +8,7 @@ import { childRefOf, finalizerName, isBuiltInGroup, usesRollingUpdates } from '.
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease, ResourceType } from '../../kube/index.ts';
-import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
+import { runControllerLoop, waitForCaches, type RunningController } from '../controller-loop.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
@@ -97,7 +97,7 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
     leases.parent.informer.subscribe({ onDelete: (parent) => related?.forget(parent) }),
   ];
   const period = controller.spec.resyncPeriodSeconds;
-  const running = runEngineLoop({
+  const running = runControllerLoop({
     host, labels: ctx.labels, logger: ctx.logger, queue,
     reconcile: (key, signal, logger) => syncParent({ ...ctx, logger }, key, signal),
     keys: () => ctx.parents.list().map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),

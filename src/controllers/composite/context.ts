@@ -1,5 +1,5 @@
 /**
- * Everything one running CompositeController engine knows: its parsed spec, the resolved types and
+ * Everything one running CompositeController knows: its parsed spec, the resolved types and
  * their caches, its hook runners, and its memory of what it applied.
  */
 import type { Logger } from 'pino';
@@ -18,7 +18,7 @@ export interface ChildType {
   store: ReadonlyObjectStore;
 }
 
-/** The state of one CompositeController engine. */
+/** The state of one running CompositeController. */
 export interface CompositeContext {
   host: Host;
   controller: CompositeController;

@@ -1,5 +1,5 @@
 /**
- * Everything one running DecoratorController engine knows: its parsed spec, the target and attachment
+ * Everything one running DecoratorController knows: its parsed spec, the target and attachment
  * types with their caches, its hook runners, and its memory of what it applied.
  */
 import type { Logger } from 'pino';
@@ -25,7 +25,7 @@ export interface AttachmentType {
   store: ReadonlyObjectStore;
 }
 
-/** The state of one DecoratorController engine. */
+/** The state of one running DecoratorController. */
 export interface DecoratorContext {
   host: Host;
   controller: DecoratorController;

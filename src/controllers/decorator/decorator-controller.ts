@@ -1,13 +1,13 @@
 /**
  * Runs one DecoratorController: resolves its target and attachment types, takes shared informers for
- * them, routes their events to target keys, and runs the engine loop shared with CompositeController.
+ * them, routes their events to target keys, and runs the controller loop shared with CompositeController.
  */
 import { resourceTypeKey, decoratorFinalizer, groupOf, type DecoratorController } from '../../api/index.ts';
 import { childRefOf } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease, ResourceType } from '../../kube/index.ts';
-import { runEngineLoop, waitForCaches, type RunningController } from '../engine-loop.ts';
+import { runControllerLoop, waitForCaches, type RunningController } from '../controller-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
 import { resolveResource, type Host } from '../host.ts';
@@ -80,7 +80,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
     ...leases.attachments.map((lease) => lease.informer.subscribe({ onDelete: (obj) => ctx.records.delete(childKey(childRefOf(obj))) })),
   ];
   const period = ctx.controller.spec.resyncPeriodSeconds;
-  const running = runEngineLoop({
+  const running = runControllerLoop({
     host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue,
     reconcile: (key, signal, logger) => syncTarget({ ...ctx, logger }, key, signal),
     keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),

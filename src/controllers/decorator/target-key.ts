@@ -1,5 +1,5 @@
 /**
- * Queue keys of a DecoratorController. One engine decorates several types, so a key names the type as
+ * Queue keys of a DecoratorController. One controller decorates several types, so a key names the type as
  * well as the object; its identity in the queue is `<apiVersion>/<resource> <namespace>/<name>`.
  */
 import { objectKey, resourceTypeKey, type KubeObject } from '../../api/index.ts';

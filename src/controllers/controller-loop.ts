@@ -1,8 +1,8 @@
 /**
- * The loop every controller engine runs, whatever its kind: fill the caches, then `--workers` workers
+ * The loop every running controller runs, whatever its kind: fill the caches, then `--workers` workers
  * over one queue of object keys, periodic resyncs, metrics and a `SyncError` event per failed sync,
  * and an orderly stop. A CompositeController and a DecoratorController differ only in how events
- * become keys and in what one reconcile does; both hand those to {@link runEngineLoop}.
+ * become keys and in what one reconcile does; both hand those to {@link runControllerLoop}.
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/index.ts';
@@ -11,7 +11,7 @@ import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../ku
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 
-/** A running engine. */
+/** A running controller. */
 export interface RunningController {
   /** Drains the workers, removes the handlers and releases the informers. */
   stop(): Promise<void>;
@@ -63,26 +63,26 @@ export async function waitForCaches(host: Host, leases: readonly InformerLease[]
   throw new Error(`the caches of ${pending.join(', ')} did not fill within ${CACHE_SYNC_TIMEOUT_MS / 1000} s (can loom list them?)`);
 }
 
-/** What one engine brings to the loop; `K` is its queue key. */
-export interface EngineLoopOptions<K> {
+/** What one controller brings to the loop; `K` is its queue key. */
+export interface ControllerLoopOptions<K> {
   host: Host;
   labels: ControllerLabels;
   logger: Logger;
   queue: WorkQueue<K>;
   /** One sync of the object `key` names. */
   reconcile(key: K, signal: AbortSignal, logger: Logger): Promise<ReconcileResult>;
-  /** Every key the engine manages, for the periodic resyncs. */
+  /** Every key the controller manages, for the periodic resyncs. */
   keys(): Iterable<K>;
   /** The object a key's `SyncError` event is recorded on, when it is still cached. */
   objectOf(key: K): KubeObject | undefined;
   /** `resyncPeriodSeconds` of the controller, in milliseconds. */
   resyncPeriodMs?: number | undefined;
-  /** Undoes the engine's subscriptions and releases what it holds, after the workers have drained. */
+  /** Undoes the controller's subscriptions and releases what it holds, after the workers have drained. */
   release(): void;
 }
 
-/** Runs the workers and resync loops until the returned engine is stopped. */
-export function runEngineLoop<K>(options: EngineLoopOptions<K>): RunningController {
+/** Runs the workers and resync loops until the returned controller is stopped. */
+export function runControllerLoop<K>(options: ControllerLoopOptions<K>): RunningController {
   const { host, queue } = options;
   const untrack = host.metrics.trackQueue(options.labels, () => queue.len());
   const stopping = new AbortController();
@@ -115,7 +115,7 @@ export function runEngineLoop<K>(options: EngineLoopOptions<K>): RunningControll
  * Re-enqueues every key every `periodMs`: `resyncPeriodSeconds` of the controller, and the host's
  * `--cache-flush-interval` (a safety net for anything a watch could have missed).
  */
-async function resyncLoop<K>(options: EngineLoopOptions<K>, periodMs: number | undefined, signal: AbortSignal): Promise<void> {
+async function resyncLoop<K>(options: ControllerLoopOptions<K>, periodMs: number | undefined, signal: AbortSignal): Promise<void> {
   if (periodMs === undefined || periodMs <= 0) return;
   while (!signal.aborted) {
     await options.host.clock.sleep(periodMs, signal).catch(() => undefined);
@@ -138,10 +138,10 @@ function quietRetries(err: unknown): never {
 
 /**
  * Metrics for every reconcile; a log line and a `SyncError` event on the object for each failure —
- * except a sync cut short because the engine is stopping (a restart, a shutdown), which is not the
+ * except a sync cut short because the controller is stopping (a restart, a shutdown), which is not the
  * object's fault.
  */
-function report<K>(options: EngineLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal): void {
+function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal): void {
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
   if (stopping.aborted) {
