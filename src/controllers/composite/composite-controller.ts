@@ -15,6 +15,7 @@ import type { ExpressionSources } from '../expression-sources.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
 import { childHandler, parentHandler, type RoutingContext } from './route-events.ts';
+import { livePorts } from './live-ports.ts';
 import { syncParent } from './sync-parent.ts';
 
 const CONTROLLER_TYPE = 'CompositeController';
@@ -99,7 +100,7 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
   const period = controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
     host, labels: ctx.labels, logger: ctx.logger, queue,
-    reconcile: (key, signal, logger) => syncParent({ ...ctx, logger }, key, signal),
+    reconcile: (key, signal, logger) => syncParent(ctx, livePorts({ ...ctx, logger }), key, signal),
     keys: () => ctx.parents.list().map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),
     objectOf: (key) => ctx.parents.get(key),
     resyncPeriodMs: period === undefined ? undefined : period * 1000,

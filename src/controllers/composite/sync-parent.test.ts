@@ -1,0 +1,129 @@
+/**
+ * One CompositeController sync through fake ports: the order of its steps, what a failure at each step
+ * leaves unwritten, and the finalizer's lifecycle. (The ports over the real cluster are exercised by
+ * the integration suite.)
+ */
+import { describe, expect, it } from 'vitest';
+import { parseCompositeController, type CompositeController, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
+import { withField } from '../../api/testdata/load.test-support.ts';
+import { minimalComposite } from '../../api/testdata/manifests.test-support.ts';
+import { finalizerName } from '../../core/index.ts';
+import type { ParentCall } from './parent-hook.ts';
+import { syncParent } from './sync-parent.ts';
+import type { CompositeSyncPorts } from './sync-ports.ts';
+
+function controllerOf(manifest: unknown): CompositeController {
+  const parsed = parseCompositeController(manifest);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  return parsed.value;
+}
+
+const plain = controllerOf(withField(minimalComposite, 'spec.generateSelector', true));
+const finalizing = controllerOf(withField(withField(minimalComposite, 'spec.generateSelector', true), 'spec.hooks.finalize', { webhook: { url: 'http://widgets.hooks/finalize' } }));
+const FINALIZER = finalizerName(plain.name);
+
+const parentNamed = (name: string, metadata: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+  apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name, namespace: 'ns', uid: `uid-${name}`, generation: 1, ...metadata },
+});
+const child = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns' } };
+
+interface Fakes {
+  calls: string[];
+  hookCalls: ParentCall[];
+  ports: CompositeSyncPorts;
+}
+
+/** Ports over one cached parent that record each call; `fail` makes one step throw, `answer` is the hook's. */
+function fakePorts(parent: KubeObject | undefined, options: { fail?: string; answer?: Partial<CompositeHookResponse>; writeFailures?: Error[] } = {}): Fakes {
+  const calls: string[] = [];
+  const hookCalls: ParentCall[] = [];
+  const step = <T>(name: string, result: T): Promise<T> => {
+    calls.push(name);
+    return options.fail === name ? Promise.reject(new Error(`${name} failed`)) : Promise.resolve(result);
+  };
+  const ports: CompositeSyncPorts = {
+    parent: () => parent,
+    related: () => step('related', undefined),
+    setFinalizer: (obj, present) => {
+      const others = (obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+      return step(present ? 'add finalizer' : 'remove finalizer', { ...obj, metadata: { ...obj.metadata, finalizers: present ? [...others, FINALIZER] : others } });
+    },
+    claimChildren: () => step('claim', [child]),
+    answer: (call) => {
+      hookCalls.push(call);
+      return step(call.finalizing ? 'finalize hook' : 'sync hook', { children: [child], status: { ok: true }, resyncAfterSeconds: 0, finalized: false, ...options.answer });
+    },
+    manageChildren: () => step('manage children', options.writeFailures ?? []),
+    writeStatus: (_parent, _status, childrenWritten) => step(`status (${childrenWritten ? 'converged' : 'not converged'})`, undefined),
+  };
+  return { calls, hookCalls, ports };
+}
+
+const sync = (controller: CompositeController, fakes: Fakes) =>
+  syncParent({ controller, finalizer: finalizerName(controller.name) }, fakes.ports, 'ns/w', new AbortController().signal);
+
+describe('syncParent', () => {
+  it('does nothing for a parent that is gone', async () => {
+    const fakes = fakePorts(undefined);
+    expect(await sync(plain, fakes)).toEqual({});
+    expect(fakes.calls).toEqual([]);
+  });
+
+  it('asks for related objects first, then claims, calls the hook, writes children and then the status', async () => {
+    const fakes = fakePorts(parentNamed('w'));
+    expect(await sync(plain, fakes)).toEqual({});
+    expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'manage children', 'status (converged)']);
+    expect(fakes.hookCalls[0]).toMatchObject({ claimed: [child], finalizing: false, selector: { matchLabels: { 'controller-uid': 'uid-w' } } });
+  });
+
+  it('adds the finalizer of a controller with a finalize hook before claiming', async () => {
+    const fakes = fakePorts(parentNamed('w'));
+    await sync(finalizing, fakes);
+    expect(fakes.calls).toEqual(['related', 'add finalizer', 'claim', 'sync hook', 'manage children', 'status (converged)']);
+    expect(fakes.hookCalls[0]?.parent.metadata.finalizers).toEqual([FINALIZER]);
+  });
+
+  it.each([
+    ['related', ['related']],
+    ['claim', ['related', 'claim']],
+    ['sync hook', ['related', 'claim', 'sync hook']],
+  ])('writes no child and no status when %s fails', async (failing, calls) => {
+    const fakes = fakePorts(parentNamed('w'), { fail: failing });
+    await expect(sync(plain, fakes)).rejects.toThrow(`${failing} failed`);
+    expect(fakes.calls).toEqual(calls);
+  });
+
+  it('writes the status without convergence when a child write fails, then fails the sync naming it', async () => {
+    const fakes = fakePorts(parentNamed('w'), { writeFailures: [new Error('create Pod ns/p: 403 Forbidden')] });
+    await expect(sync(plain, fakes)).rejects.toThrow('create Pod ns/p: 403 Forbidden');
+    expect(fakes.calls.slice(-2)).toEqual(['manage children', 'status (not converged)']);
+  });
+
+  it('calls the finalize hook for a parent being deleted and removes the finalizer once it is finalized', async () => {
+    const deleted = parentNamed('w', { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [FINALIZER] });
+    const fakes = fakePorts(deleted, { answer: { finalized: true } });
+    await sync(finalizing, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'finalize hook', 'remove finalizer', 'status (converged)']);
+    expect(fakes.hookCalls[0]?.finalizing).toBe(true);
+  });
+
+  it('keeps the finalizer while the finalize hook is not done', async () => {
+    const deleted = parentNamed('w', { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [FINALIZER] });
+    const fakes = fakePorts(deleted, { answer: { finalized: false } });
+    await sync(finalizing, fakes);
+    expect(fakes.calls).not.toContain('remove finalizer');
+    expect(fakes.calls).toContain('finalize hook');
+  });
+
+  it('leaves alone a parent its controller\'s label selector does not match', async () => {
+    const selective = controllerOf(withField(minimalComposite, 'spec.parentResource.labelSelector', { matchLabels: { tier: 'web' } }));
+    const fakes = fakePorts(parentNamed('w', { labels: { tier: 'db' } }));
+    expect(await sync(selective, fakes)).toEqual({});
+    expect(fakes.calls).toEqual([]);
+  });
+
+  it('asks to be synced again after the hook\'s resyncAfterSeconds', async () => {
+    const fakes = fakePorts(parentNamed('w'), { answer: { resyncAfterSeconds: 2.5 } });
+    expect(await sync(plain, fakes)).toEqual({ requeueAfterMs: 2_500 });
+  });
+});

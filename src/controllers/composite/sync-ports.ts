@@ -1,0 +1,26 @@
+/**
+ * What one sync of a CompositeController parent does to the world, step by step: the ports
+ * `syncParent` (sync-parent.ts) is written against. The running controller implements them over the
+ * cluster (live-ports.ts); a test, or an offline tool, implements them over anything else. The order of
+ * the steps and every decision between them stay in one place, `syncParent`.
+ */
+import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../../api/index.ts';
+import type { ParentCall } from './parent-hook.ts';
+
+/** The steps of a sync that read or write. */
+export interface CompositeSyncPorts {
+  /** The cached parent of `key`; `undefined` once it is gone. */
+  parent(key: string): KubeObject | undefined;
+  /** The related objects of `parent` (the customize hook's selection); `undefined` without a customize hook. */
+  related(parent: KubeObject, signal: AbortSignal): Promise<TypedObjects | undefined>;
+  /** Adds (`true`) or removes the controller's finalizer; resolves the parent as written. */
+  setFinalizer(parent: KubeObject, present: boolean): Promise<KubeObject>;
+  /** The parent's children after claiming: its own, matching orphans adopted, strays released. */
+  claimChildren(parent: KubeObject, selector: LabelSelector): Promise<KubeObject[]>;
+  /** The hook's answer, its children validated and completed (one call, or one per revision while rolling). */
+  answer(call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse>;
+  /** Creates, updates and deletes children toward `desired`; resolves the writes that failed. */
+  manageChildren(parent: KubeObject, selector: LabelSelector, desired: KubeObject[], claimed: KubeObject[]): Promise<Error[]>;
+  /** Writes the parent's status from the hook's; `observedGeneration` moves only when `childrenWritten`. */
+  writeStatus(parent: KubeObject, hookStatus: { [key: string]: Json } | null, childrenWritten: boolean): Promise<void>;
+}
