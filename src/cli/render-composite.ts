@@ -1,23 +1,24 @@
 /**
- * One CompositeController sync, offline (docs/architecture.md, "One sync of a parent"): the parent is
- * checked against `spec.parentResource`, the finalizer lifecycle decides sync or finalize, `--observed`
- * objects are claimed, customize picks from `--related`, the hook is called, and its children are
- * validated and completed exactly as loom would apply them (namespace, controller reference,
- * `controller-uid` label with `generateSelector`; server-side apply drops the fields a client must not
- * apply). The status gets `observedGeneration`. Nothing is written anywhere.
+ * One CompositeController sync, offline: loom's own sync (controllers/composite/sync-parent.ts, the
+ * same steps in the same order, the same decisions) over ports that read the files of a render and
+ * record what would be written. The parent is checked against `spec.parentResource`, the finalizer
+ * lifecycle decides sync or finalize, `--observed` objects are claimed, customize picks from
+ * `--related`, the hook is called, and its children are validated and completed exactly as loom would
+ * apply them (namespace, controller reference, `controller-uid` label with `generateSelector`;
+ * server-side apply drops the fields a client must not apply). The status gets `observedGeneration`.
+ * Nothing is written anywhere.
  */
 import {
-  compositeRequest, decodeCompositeResponse, groupOf, matchesSelector,
-  type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
+  compositeRequest, decodeCompositeResponse, groupOf, objectKey, type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
 } from '../api/index.ts';
-import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, parentSelector } from '../core/index.ts';
+import { syncParent } from '../controllers/composite/sync-parent.ts';
+import type { CompositeSyncPorts } from '../controllers/composite/sync-ports.ts';
+import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
-import {
-  knownTypes, lifecycleOf, outcomeOf, ownedTypes, planFor, relatedFor, type Lifecycle, type ManagedType, type OwnedType, type RenderContext, type RenderReport,
-} from './render-context.ts';
+import { knownTypes, ownedTypes, planFor, relatedFor, type ManagedType, type RenderContext, type RenderReport } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
-import type { ResolvedType } from './render-types.ts';
+import type { RelatedResult } from './render-related.ts';
 
 /** The parent must be of the controller's parent type, as loom only ever syncs those. */
 function checkParentType(ctx: RenderContext, controller: CompositeController): void {
@@ -33,16 +34,6 @@ function checkParentType(ctx: RenderContext, controller: CompositeController): v
   throwIfAny([`${parentFile}: kind: ${parent.kind}: ${why}`]);
 }
 
-function selectorOf(ctx: RenderContext, parent: KubeObject, generateSelector: boolean): LabelSelector {
-  try {
-    return parentSelector({ parent, generateSelector });
-  } catch (error) {
-    if (!(error instanceof ParentSelectorError)) throw error;
-    const reason = error.cause instanceof Error ? error.cause.message : error.message;
-    throw new RenderError(`${ctx.parentFile}: spec.selector: ${reason.replace(/^spec\.selector /, '')}`, { cause: error });
-  }
-}
-
 /** The hook's children, validated and completed as loom applies them. */
 function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; response: CompositeHookResponse; selector: LabelSelector; types: readonly ManagedType[]; which: string; generateSelector: boolean }): KubeObject[] {
   const result = normaliseDesiredChildren({
@@ -54,75 +45,120 @@ function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; respon
 }
 
 /** A built-in type's status belongs to Kubernetes' own controllers: a hook saying nothing leaves it alone. */
-function statusOf(ctx: RenderContext, parent: KubeObject, response: CompositeHookResponse): unknown {
+function statusOf(ctx: RenderContext, parent: KubeObject, hookStatus: CompositeHookResponse['status']): unknown {
   const group = groupOf(parent.apiVersion);
-  if (response.status === null && isBuiltInGroup(group)) {
+  if (hookStatus === null && isBuiltInGroup(group)) {
     ctx.notes.push(`the hook returned no status: loom leaves the status of a built-in ${parent.kind} alone`);
     return undefined;
   }
-  return desiredStatus({ hookStatus: response.status, generation: parent.metadata.generation });
+  return desiredStatus({ hookStatus, generation: parent.metadata.generation });
 }
 
-/** The parent as the hook sees it, and what loom decided about it before calling the hook. */
-interface Prepared {
-  life: Lifecycle;
-  parent: KubeObject;
-  selector: LabelSelector;
-  owned: OwnedType[];
-  requestTypes: ResolvedType[];
-  claims: Claims | undefined;
+/** What the sync did, as the ports saw it: the report in the making. */
+interface Recorded {
+  hook?: 'sync' | 'finalize';
+  finalizer?: string | undefined;
+  related?: RelatedResult | undefined;
+  children?: KubeObject[];
+  types?: ManagedType[];
+  status?: unknown;
+  resyncAfterSeconds?: number | undefined;
+  finalized?: boolean | undefined;
+  claims?: Claims | undefined;
+  plan?: ReturnType<typeof planFor>;
 }
 
-function prepare(ctx: RenderContext, controller: CompositeController): Prepared {
-  const { spec } = controller;
+/**
+ * The ports of loom's sync (controllers/composite/sync-ports.ts) over the files of a render: the
+ * parent is the `--parent` file, claims come from `--observed`, customize picks from `--related`, and
+ * every write is recorded in `recorded` instead of made.
+ */
+function offlinePorts(ctx: RenderContext, controller: CompositeController, parent: KubeObject, recorded: Recorded): CompositeSyncPorts {
+  const finalizer = finalizerName(controller.name);
+  const owned = ownedTypes(ctx, controller.spec.childResources, 'spec.childResources');
+  const requestTypes = owned.flatMap(({ type }) => type ?? []);
+  return {
+    parent: () => parent,
+    related: async (shown) => {
+      recorded.related = await relatedFor(ctx, controller.spec.hooks.customize, shown);
+      return recorded.related?.typed;
+    },
+    setFinalizer: (obj, present) => {
+      recorded.finalizer = `${present ? 'add' : 'remove'} ${finalizer}`;
+      const others = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+      return Promise.resolve({ ...obj, metadata: { ...obj.metadata, finalizers: present ? [...others, finalizer] : others } });
+    },
+    claimChildren: (obj, selector) => {
+      recorded.claims = ctx.observed && compositeClaims({ parent: obj, selector, observed: ctx.observed, types: requestTypes });
+      return Promise.resolve(recorded.claims?.observed ?? []);
+    },
+    answer: async (call) => {
+      const which = call.finalizing ? 'finalize' : 'sync';
+      recorded.hook = which;
+      const response = await callRenderHook({
+        which, spec: controller.spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeCompositeResponse,
+        request: (version) => compositeRequest({
+          controller: controller.object, parent: call.parent, version, finalizing: call.finalizing,
+          children: { objects: call.claimed, declaredTypes: requestTypes }, related: call.related,
+        }),
+      });
+      recorded.types = knownTypes(owned, response.children, call.parent);
+      recorded.children = desiredChildren(ctx, { parent: call.parent, response, selector: call.selector, types: recorded.types, which, generateSelector: controller.spec.generateSelector });
+      recorded.resyncAfterSeconds = response.resyncAfterSeconds || undefined;
+      if (call.finalizing) recorded.finalized = response.finalized;
+      return { ...response, children: recorded.children };
+    },
+    manageChildren: (_obj, _selector, desired) => {
+      recorded.plan = planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], manage: true, types: recorded.types ?? [] });
+      return Promise.resolve([]);
+    },
+    writeStatus: (obj, hookStatus) => {
+      recorded.status = statusOf(ctx, obj, hookStatus);
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * A parent being deleted that lacks the finalizer of a controller with a finalize hook is rendered as
+ * if it had it: loom puts it on every parent it syncs before deletion, so the finalize hook is what
+ * would run (a note says so).
+ */
+function asLoomWouldHaveIt(ctx: RenderContext, controller: CompositeController): KubeObject {
+  const { parent } = ctx;
+  const finalizer = finalizerName(controller.name);
+  if (!controller.spec.hooks.finalize || !parent.metadata.deletionTimestamp || parent.metadata.finalizers?.includes(finalizer)) return parent;
+  ctx.notes.push(`${ctx.parentFile}: being deleted without finalizer ${finalizer}; rendered as if loom had added it before the deletion, as it would have`);
+  return { ...parent, metadata: { ...parent.metadata, finalizers: [...(parent.metadata.finalizers ?? []), finalizer] } };
+}
+
+/** Renders one sync (or finalize) of `ctx.parent` by `controller`: loom's own sync, over offline ports. */
+export async function renderComposite(ctx: RenderContext, controller: CompositeController): Promise<RenderReport> {
   checkParentType(ctx, controller);
-  const labelSelector = spec.parentResource.labelSelector;
-  const matches = labelSelector === undefined || matchesSelector(labelSelector, ctx.parent.metadata.labels);
-  const life = lifecycleOf(ctx, { finalizer: finalizerName(controller.name), finalizeHook: spec.hooks.finalize, matches });
-  if (life.decision.hook === 'none') {
+  const recorded: Recorded = {};
+  const ports = offlinePorts(ctx, controller, asLoomWouldHaveIt(ctx, controller), recorded);
+  try {
+    await syncParent({ controller, finalizer: finalizerName(controller.name) }, ports, objectKey(ctx.parent.metadata.namespace, ctx.parent.metadata.name ?? ''), ctx.signal);
+  } catch (error) {
+    if (!(error instanceof ParentSelectorError)) throw error;
+    const reason = error.cause instanceof Error ? error.cause.message : error.message;
+    throw new RenderError(`${ctx.parentFile}: spec.selector: ${reason.replace(/^spec\.selector /, '')}`, { cause: error });
+  }
+  if (recorded.hook === undefined) {
     throw new RenderError(`${ctx.parentFile}: metadata.labels: do not match spec.parentResource.labelSelector, so loom would not sync this parent`);
   }
-  const { parent } = life;
-  const selector = selectorOf(ctx, parent, spec.generateSelector);
-  const owned = ownedTypes(ctx, spec.childResources, 'spec.childResources');
-  const requestTypes = owned.flatMap(({ type }) => type ?? []);
-  const claims = ctx.observed && compositeClaims({ parent, selector, observed: ctx.observed, types: requestTypes });
-  return { life, parent, selector, owned, requestTypes, claims };
-}
-
-async function askHook(ctx: RenderContext, controller: CompositeController, prepared: Prepared) {
-  const { spec } = controller;
-  const { parent } = prepared;
-  const related = await relatedFor(ctx, spec.hooks.customize, parent);
-  const which = prepared.life.decision.hook === 'finalize' ? 'finalize' : 'sync';
-  const response = await callRenderHook({
-    which, spec: spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeCompositeResponse,
-    request: (version) => compositeRequest({
-      controller: controller.object, parent, version, finalizing: which === 'finalize',
-      children: { objects: prepared.claims?.observed ?? [], declaredTypes: prepared.requestTypes }, related: related?.typed,
-    }),
-  });
-  return { related, which, response };
-}
-
-/** Renders one sync (or finalize) of `ctx.parent` by `controller`. */
-export async function renderComposite(ctx: RenderContext, controller: CompositeController): Promise<RenderReport> {
-  const prepared = prepare(ctx, controller);
-  const { parent, life, claims } = prepared;
-  const { related, which, response } = await askHook(ctx, controller, prepared);
-  const types = knownTypes(prepared.owned, response.children, parent);
-  const children = desiredChildren(ctx, { parent, response, selector: prepared.selector, types, which, generateSelector: controller.spec.generateSelector });
-  const outcome = outcomeOf(life, { finalizer: finalizerName(controller.name), finalized: response.finalized });
+  // No child writes: the parent is being deleted and its children are the garbage collector's.
+  if (recorded.plan === undefined) recorded.plan = planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
   // Absent values are left out of the printed report.
   return {
-    hook: which,
-    finalizer: outcome.finalizer,
-    related: related?.picked,
-    children,
-    status: statusOf(ctx, parent, response),
-    resyncAfterSeconds: response.resyncAfterSeconds || undefined,
-    finalized: outcome.finalized,
-    claims: claims?.claims.length ? claims.claims : undefined,
-    plan: planFor(ctx, { desired: children, observed: claims?.observed ?? [], manage: outcome.manage, types }),
+    hook: recorded.hook,
+    finalizer: recorded.finalizer,
+    related: recorded.related?.picked,
+    children: recorded.children,
+    status: recorded.status,
+    resyncAfterSeconds: recorded.resyncAfterSeconds,
+    finalized: recorded.finalized,
+    claims: recorded.claims?.claims.length ? recorded.claims.claims : undefined,
+    plan: recorded.plan,
   };
 }
