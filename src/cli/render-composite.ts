@@ -15,7 +15,9 @@ import { syncParent } from '../controllers/composite/sync-parent.ts';
 import type { CompositeSyncPorts } from '../controllers/composite/sync-ports.ts';
 import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
-import { knownTypes, ownedTypes, planFor, relatedFor, type ManagedType, type RenderContext, type RenderReport } from './render-context.ts';
+import {
+  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type ManagedType, type RenderContext, type RenderReport,
+} from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
 import type { RelatedResult } from './render-related.ts';
@@ -85,8 +87,7 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
     },
     setFinalizer: (obj, present) => {
       recorded.finalizer = `${present ? 'add' : 'remove'} ${finalizer}`;
-      const others = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-      return Promise.resolve({ ...obj, metadata: { ...obj.metadata, finalizers: present ? [...others, finalizer] : others } });
+      return Promise.resolve(withFinalizer(obj, finalizer, present));
     },
     claimChildren: (obj, selector) => {
       recorded.claims = ctx.observed && compositeClaims({ parent: obj, selector, observed: ctx.observed, types: requestTypes });
@@ -119,24 +120,11 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
   };
 }
 
-/**
- * A parent being deleted that lacks the finalizer of a controller with a finalize hook is rendered as
- * if it had it: loom puts it on every parent it syncs before deletion, so the finalize hook is what
- * would run (a note says so).
- */
-function asLoomWouldHaveIt(ctx: RenderContext, controller: CompositeController): KubeObject {
-  const { parent } = ctx;
-  const finalizer = finalizerName(controller.name);
-  if (!controller.spec.hooks.finalize || !parent.metadata.deletionTimestamp || parent.metadata.finalizers?.includes(finalizer)) return parent;
-  ctx.notes.push(`${ctx.parentFile}: being deleted without finalizer ${finalizer}; rendered as if loom had added it before the deletion, as it would have`);
-  return { ...parent, metadata: { ...parent.metadata, finalizers: [...(parent.metadata.finalizers ?? []), finalizer] } };
-}
-
 /** Renders one sync (or finalize) of `ctx.parent` by `controller`: loom's own sync, over offline ports. */
 export async function renderComposite(ctx: RenderContext, controller: CompositeController): Promise<RenderReport> {
   checkParentType(ctx, controller);
   const recorded: Recorded = {};
-  const ports = offlinePorts(ctx, controller, asLoomWouldHaveIt(ctx, controller), recorded);
+  const ports = offlinePorts(ctx, controller, asLoomWouldHaveIt(ctx, finalizerName(controller.name), controller.spec.hooks.finalize !== undefined), recorded);
   try {
     await syncParent({ controller, finalizer: finalizerName(controller.name) }, ports, objectKey(ctx.parent.metadata.namespace, ctx.parent.metadata.name ?? ''), ctx.signal);
   } catch (error) {

@@ -1,10 +1,9 @@
 /**
- * What one `loom render` works with, and the steps both controller kinds share: the finalizer lifecycle
- * before the hook (docs/concepts.md, "Finalizers"), the customize step, child types resolved offline,
- * and the plan of the owned objects.
+ * What one `loom render` works with, and what the offline ports of both controller kinds share: the
+ * customize step over `--related`, child types resolved offline, and the plan of the owned objects.
  */
 import type { Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
-import { afterFinalize, decideLifecycle, type ApplyStrategy, type LifecycleDecision } from '../core/index.ts';
+import type { ApplyStrategy } from '../core/index.ts';
 import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { renderPlan, type PlanEntry } from './render-plan.ts';
@@ -33,59 +32,22 @@ export interface RenderContext {
 /** The report printed as YAML; keys in print order. */
 export type RenderReport = Record<string, unknown>;
 
-/** The lifecycle decision and the parent as the hook sees it (finalizer added or removed first). */
-export interface Lifecycle {
-  decision: LifecycleDecision;
-  parent: KubeObject;
-  /** `add <finalizer>` or `remove <finalizer>` when loom changes the finalizer before the hook. */
-  finalizerChange?: string | undefined;
-}
-
-function withFinalizer(parent: KubeObject, finalizer: string, add: boolean): KubeObject {
-  const others = (parent.metadata.finalizers ?? []).filter((f) => f !== finalizer);
-  return { ...parent, metadata: { ...parent.metadata, finalizers: add ? [...others, finalizer] : others } };
+/** `obj` with `finalizer` added (`present`) or removed, as loom's finalizer write leaves it. */
+export function withFinalizer(obj: KubeObject, finalizer: string, present: boolean): KubeObject {
+  const others = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+  return { ...obj, metadata: { ...obj.metadata, finalizers: present ? [...others, finalizer] : others } };
 }
 
 /**
- * loom's lifecycle decision for the parent. A parent being deleted that lacks the finalizer of a
- * controller with a finalize hook is rendered as if it had it: loom puts it on every parent it syncs
- * before deletion, so the finalize hook is what would run (a note says so).
+ * The `--parent` as loom would have it: one being deleted that lacks the finalizer of a controller with
+ * a finalize hook is rendered as if it had it, as loom puts it on every parent it syncs before the
+ * deletion, so the finalize hook is what would run (a note says so).
  */
-export function lifecycleOf(ctx: RenderContext, input: { finalizer: string; finalizeHook: Hook | undefined; matches: boolean }): Lifecycle {
-  let parent = ctx.parent;
-  const hasFinalizeHook = input.finalizeHook !== undefined;
-  if (hasFinalizeHook && parent.metadata.deletionTimestamp && !parent.metadata.finalizers?.includes(input.finalizer)) {
-    parent = withFinalizer(parent, input.finalizer, true);
-    ctx.notes.push(`${ctx.parentFile}: being deleted without finalizer ${input.finalizer}; rendered as if loom had added it before the deletion, as it would have`);
-  }
-  const decision = decideLifecycle({ parent, finalizer: input.finalizer, hasFinalizeHook, matchesParentSelector: input.matches });
-  if (decision.finalizer === 'keep') return { decision, parent };
-  const add = decision.finalizer === 'add';
-  return { decision, parent: withFinalizer(parent, input.finalizer, add), finalizerChange: `${decision.finalizer} ${input.finalizer}` };
-}
-
-/** What the hook's answer means for the parent's finalizer and for its children. */
-export interface HookOutcome {
-  /** Whether loom would create, update and delete children after this call. */
-  manage: boolean;
-  removeFinalizer: boolean;
-  /** The finalizer change to report, before or after the hook. */
-  finalizer: string | undefined;
-  /** The answer's `finalized`, reported for a finalize call only. */
-  finalized: boolean | undefined;
-}
-
-/** The outcome of the call `life` chose, given the answer's `finalized` (docs/concepts.md, "Finalizers"). */
-export function outcomeOf(life: Lifecycle, input: { finalizer: string; finalized: boolean }): HookOutcome {
-  const { decision, parent } = life;
-  if (decision.hook !== 'finalize') return { manage: decision.manageChildren, removeFinalizer: false, finalizer: life.finalizerChange, finalized: undefined };
-  const after = afterFinalize({ parent, finalized: input.finalized, manageChildren: decision.manageChildren });
-  return {
-    manage: after.manageChildren,
-    removeFinalizer: after.removeFinalizer,
-    finalizer: after.removeFinalizer ? `remove ${input.finalizer}` : life.finalizerChange,
-    finalized: input.finalized,
-  };
+export function asLoomWouldHaveIt(ctx: RenderContext, finalizer: string, hasFinalizeHook: boolean): KubeObject {
+  const { parent } = ctx;
+  if (!hasFinalizeHook || !parent.metadata.deletionTimestamp || parent.metadata.finalizers?.includes(finalizer)) return parent;
+  ctx.notes.push(`${ctx.parentFile}: being deleted without finalizer ${finalizer}; rendered as if loom had added it before the deletion, as it would have`);
+  return withFinalizer(parent, finalizer, true);
 }
 
 /** The related objects for the sync request, or `undefined` without a customize hook (`related` is then `{}`). */

@@ -8,12 +8,17 @@
  * are printed as a diff. Nothing is written anywhere.
  */
 import { decodeDecoratorResponse, decoratorFinalizer, decoratorRequest, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../api/index.ts';
-import { attachmentAnnotations, decorates, normaliseDesiredChildren, planTargetWrites } from '../core/index.ts';
-import { decoratorClaims } from './render-claims.ts';
-import { knownTypes, lifecycleOf, outcomeOf, ownedTypes, planFor, relatedFor, type ManagedType, type RenderContext, type RenderReport } from './render-context.ts';
+import type { DecoratorSyncPorts } from '../controllers/decorator/sync-ports.ts';
+import { syncTarget } from '../controllers/decorator/sync-target.ts';
+import { attachmentAnnotations, decorates, normaliseDesiredChildren, type TargetWrites } from '../core/index.ts';
+import { decoratorClaims, type Claims } from './render-claims.ts';
+import {
+  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type ManagedType, type RenderContext, type RenderReport,
+} from './render-context.ts';
 import { diffPaths } from './render-diff.ts';
 import { RenderError } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
+import type { RelatedResult } from './render-related.ts';
 
 /** The `spec.resources` rules of the target's type; an error when there are none. */
 function rulesForTarget(ctx: RenderContext, controller: DecoratorController): DecoratorController['spec']['resources'] {
@@ -33,21 +38,6 @@ function desiredAttachments(ctx: RenderContext, input: { target: KubeObject; res
   return result.children;
 }
 
-/** The hook's answer for the target, and the target before it. */
-async function askHook(ctx: RenderContext, controller: DecoratorController, input: { target: KubeObject; finalizing: boolean; observed: readonly KubeObject[]; requestTypes: ManagedType['type'][] }) {
-  const { spec } = controller;
-  const related = await relatedFor(ctx, spec.hooks.customize, input.target);
-  const which = input.finalizing ? 'finalize' : 'sync';
-  const response = await callRenderHook({
-    which, spec: spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeDecoratorResponse,
-    request: (version) => decoratorRequest({
-      controller: controller.object, object: input.target, version, finalizing: input.finalizing,
-      attachments: { objects: input.observed, declaredTypes: input.requestTypes }, related: related?.typed,
-    }),
-  });
-  return { related, which, response };
-}
-
 /** `decorated` without the empty label, annotation and finalizer fields the original did not have. */
 function tidied(original: KubeObject, decorated: KubeObject): KubeObject {
   const metadata = { ...decorated.metadata };
@@ -58,43 +48,97 @@ function tidied(original: KubeObject, decorated: KubeObject): KubeObject {
   return { ...decorated, metadata };
 }
 
-/** The target as the hook sees it, and what loom decided about it before calling the hook. */
-function prepare(ctx: RenderContext, controller: DecoratorController) {
-  const rules = rulesForTarget(ctx, controller);
-  const finalizer = decoratorFinalizer(controller.name);
-  const life = lifecycleOf(ctx, { finalizer, finalizeHook: controller.spec.hooks.finalize, matches: rules.some((rule) => decorates(rule, ctx.parent)) });
-  if (life.decision.hook === 'none') {
-    throw new RenderError(`${ctx.parentFile}: metadata: the labels and annotations do not match the selectors of spec.resources, so loom would not sync this target`);
-  }
-  const target = life.parent;
-  const owned = ownedTypes(ctx, controller.spec.attachments, 'spec.attachments');
-  const requestTypes = owned.flatMap(({ type }) => type ?? []);
-  const claims = decoratorClaims({ target, controllerName: controller.name, observed: ctx.observed ?? [], types: requestTypes });
-  return { finalizer, life, target, owned, requestTypes, claims };
+/** What the sync did, as the ports saw it: the report in the making. */
+interface Recorded {
+  hook?: 'sync' | 'finalize';
+  finalizer?: string | undefined;
+  related?: RelatedResult | undefined;
+  response?: DecoratorHookResponse;
+  attachments?: KubeObject[];
+  types?: ManagedType[];
+  finalized?: boolean | undefined;
+  claims?: Claims;
+  writes?: TargetWrites;
+  plan?: ReturnType<typeof planFor>;
 }
 
-/** Renders one sync (or finalize) of the target `ctx.parent` by `controller`. */
+/**
+ * The ports of loom's decorator sync (controllers/decorator/sync-ports.ts) over the files of a render:
+ * the target is the `--parent` file, its attachments come from `--observed`, customize picks from
+ * `--related`, and every write is recorded in `recorded` instead of made.
+ */
+function offlinePorts(ctx: RenderContext, controller: DecoratorController, target: KubeObject, recorded: Recorded): DecoratorSyncPorts<null> {
+  const rules = rulesForTarget(ctx, controller);
+  const finalizer = decoratorFinalizer(controller.name);
+  const owned = ownedTypes(ctx, controller.spec.attachments, 'spec.attachments');
+  const requestTypes = owned.flatMap(({ type }) => type ?? []);
+  return {
+    // The status is shown as written through a status subresource: the render cannot tell.
+    target: () => ({ object: target, selected: rules.some((rule) => decorates(rule, target)), statusSubresource: true }),
+    related: async (obj) => {
+      recorded.related = await relatedFor(ctx, controller.spec.hooks.customize, obj);
+      return recorded.related?.typed;
+    },
+    setFinalizer: (obj, present) => {
+      recorded.finalizer = `${present ? 'add' : 'remove'} ${finalizer}`;
+      return Promise.resolve(withFinalizer(obj, finalizer, present));
+    },
+    attachments: (obj) => {
+      recorded.claims = decoratorClaims({ target: obj, controllerName: controller.name, observed: ctx.observed ?? [], types: requestTypes });
+      return recorded.claims.observed;
+    },
+    answer: async (call) => {
+      const which = call.finalizing ? 'finalize' : 'sync';
+      recorded.hook = which;
+      const response = await callRenderHook({
+        which, spec: controller.spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeDecoratorResponse,
+        request: (version) => decoratorRequest({
+          controller: controller.object, object: call.target, version, finalizing: call.finalizing,
+          attachments: { objects: call.observed, declaredTypes: requestTypes }, related: call.related,
+        }),
+      });
+      recorded.types = knownTypes(owned, response.attachments, call.target);
+      recorded.attachments = desiredAttachments(ctx, { target: call.target, response, types: recorded.types, controllerName: controller.name, which });
+      recorded.response = response;
+      if (call.finalizing) recorded.finalized = response.finalized;
+      return { ...response, attachments: recorded.attachments };
+    },
+    writeTarget: (writes) => {
+      recorded.writes = writes;
+      if (writes.target.metadata.finalizers?.includes(finalizer) === false && target.metadata.finalizers?.includes(finalizer)) recorded.finalizer = `remove ${finalizer}`;
+      return Promise.resolve();
+    },
+    manageAttachments: (_obj, desired, observed) => {
+      recorded.plan = planFor(ctx, { desired, observed, manage: true, types: recorded.types ?? [] });
+      return Promise.resolve([]);
+    },
+  };
+}
+
+/** Renders one sync (or finalize) of the target `ctx.parent` by `controller`: loom's own sync, over offline ports. */
 export async function renderDecorator(ctx: RenderContext, controller: DecoratorController): Promise<RenderReport> {
-  const { finalizer, life, target, owned, requestTypes, claims } = prepare(ctx, controller);
-  const finalizing = life.decision.hook === 'finalize';
-  const { related, which, response } = await askHook(ctx, controller, { target, finalizing, observed: claims.observed, requestTypes });
-  const types = knownTypes(owned, response.attachments, target);
-  const attachments = desiredAttachments(ctx, { target, response, types, controllerName: controller.name, which });
-  const outcome = outcomeOf(life, { finalizer, finalized: response.finalized });
-  const writes = planTargetWrites(target, response, { finalizer, removeFinalizer: outcome.removeFinalizer, statusSubresource: true });
+  const recorded: Recorded = {};
+  const ports = offlinePorts(ctx, controller, asLoomWouldHaveIt(ctx, decoratorFinalizer(controller.name), controller.spec.hooks.finalize !== undefined), recorded);
+  await syncTarget({ controller, finalizer: decoratorFinalizer(controller.name) }, ports, null, ctx.signal);
+  const { response, writes } = recorded;
+  if (!recorded.hook || !response || !writes) {
+    throw new RenderError(`${ctx.parentFile}: metadata: the labels and annotations do not match the selectors of spec.resources, so loom would not sync this target`);
+  }
+  // No attachment writes: the target is being deleted and its attachments are the garbage collector's.
+  if (recorded.plan === undefined) recorded.plan = planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
   // Absent values are left out of the printed report.
   return {
-    hook: which,
-    finalizer: outcome.finalizer,
-    related: related?.picked,
+    hook: recorded.hook,
+    finalizer: recorded.finalizer,
+    related: recorded.related?.picked,
     labels: response.labels,
     annotations: response.annotations,
     status: response.status,
     targetChanges: diffPaths(ctx.parent, tidied(ctx.parent, writes.target)),
-    attachments,
+    attachments: recorded.attachments,
     resyncAfterSeconds: response.resyncAfterSeconds || undefined,
-    finalized: outcome.finalized,
-    claims: claims.claims.length > 0 ? claims.claims : undefined,
-    plan: planFor(ctx, { desired: attachments, observed: claims.observed, manage: outcome.manage, types }),
+    finalized: recorded.finalized,
+    claims: recorded.claims?.claims.length ? recorded.claims.claims : undefined,
+    plan: recorded.plan,
   };
 }

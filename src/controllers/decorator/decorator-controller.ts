@@ -15,6 +15,7 @@ import { createRelatedObjects } from '../related-objects.ts';
 import type { DecoratorContext } from './context.ts';
 import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts';
 import { targetAt, targetKey, targetKeyId, type TargetKey } from './target-key.ts';
+import { livePorts } from './live-ports.ts';
 import { syncTarget } from './sync-target.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
@@ -82,7 +83,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
   const period = ctx.controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
     host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue,
-    reconcile: (key, signal, logger) => syncTarget({ ...ctx, logger }, key, signal),
+    reconcile: (key, signal, logger) => syncTarget(ctx, livePorts({ ...ctx, logger }), key, signal),
     keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),
     objectOf: (key) => targetAt(ctx.targets, key).cached,
     resyncPeriodMs: period === undefined ? undefined : period * 1000,

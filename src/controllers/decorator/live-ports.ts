@@ -1,0 +1,78 @@
+/**
+ * The ports of a DecoratorController sync over the cluster: the running controller's caches, hook
+ * runners and writers (see sync-ports.ts).
+ */
+import { decodeDecoratorResponse, decoratorRequest, type KubeObject } from '../../api/index.ts';
+import { attachmentAnnotations, decorates, isAttachmentOf, normaliseDesiredChildrenInSlices, whyNotAttachment, type TargetWrites } from '../../core/index.ts';
+import { isNotFound } from '../../kube/index.ts';
+import { callHook } from '../call-hook.ts';
+import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
+import { manageChildren } from '../manage-children.ts';
+import { setFinalizer } from '../set-finalizer.ts';
+import type { DecoratorContext } from './context.ts';
+import type { DecoratorSyncPorts, TargetCall } from './sync-ports.ts';
+import { targetAt, type TargetKey } from './target-key.ts';
+
+/** The attachments of `target`: objects it controls that carry this decorator's annotation. */
+function observedAttachments(ctx: DecoratorContext, target: KubeObject): KubeObject[] {
+  const uid = target.metadata.uid ?? '';
+  return ctx.attachments.flatMap((a) => a.store.byControllerUid(uid).filter((obj) => isAttachmentOf(obj, target, ctx.controller.name)));
+}
+
+/** The hook's answer, its attachments checked and completed; any problem fails the sync before a single write. */
+async function answer(ctx: DecoratorContext, call: TargetCall, signal: AbortSignal) {
+  const which = call.finalizing ? 'finalize' : 'sync';
+  const response = await callHook({
+    which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeDecoratorResponse,
+    limit: { field: 'attachments', max: ctx.host.settings.maxChildrenPerParent },
+    request: (version) => Promise.resolve(decoratorRequest({
+      controller: ctx.controller.object, object: call.target, version, finalizing: call.finalizing,
+      attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
+      related: call.related,
+    })),
+  }, signal);
+  const result = await inTurns(normaliseDesiredChildrenInSlices({
+    parent: call.target, children: response.attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
+    declaredTypes: ctx.attachments.map((a) => ({ apiVersion: a.type.apiVersion, kind: a.type.kind, namespaced: a.type.namespaced })),
+    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
+  }, SLICE_CHILDREN));
+  if (!result.ok) throw new Error(`the hook's attachments are invalid: ${result.problems.join('; ')}`);
+  return { ...response, attachments: result.children };
+}
+
+/** Writes what the hook asked of the target; a target deleted meanwhile needs nothing. */
+async function writeTarget(ctx: DecoratorContext, writes: TargetWrites): Promise<void> {
+  try {
+    let resourceVersion = writes.target.metadata.resourceVersion;
+    if (writes.writeStatus) {
+      resourceVersion = (await ctx.host.writer.replaceStatus(writes.target)).metadata.resourceVersion;
+      ctx.host.metrics.applied(ctx.labels, 'status');
+    }
+    if (!writes.writeObject) return;
+    await ctx.host.writer.replace({ ...writes.target, metadata: { ...writes.target.metadata, ...(resourceVersion ? { resourceVersion } : {}) } });
+    ctx.host.metrics.applied(ctx.labels, 'update-target');
+  } catch (err) {
+    // A Conflict goes up as is: the engine retries it quietly once the newer target is cached.
+    if (isNotFound(err)) return;
+    throw err;
+  }
+}
+
+/** The ports of `ctx`'s syncs. */
+export function livePorts(ctx: DecoratorContext): DecoratorSyncPorts<TargetKey> {
+  return {
+    target: (key) => {
+      const { target, cached } = targetAt(ctx.targets, key);
+      return target && cached && { object: cached, selected: decorates(target.rule, cached), statusSubresource: target.type.subresources.includes('status') };
+    },
+    related: async (target, signal) => ctx.related?.of(target, signal),
+    setFinalizer: (target, present) => setFinalizer(ctx, target, present),
+    attachments: (target) => observedAttachments(ctx, target),
+    answer: (call, signal) => answer(ctx, call, signal),
+    writeTarget: (writes) => writeTarget(ctx, writes),
+    manageAttachments: (target, desired, observed) => {
+      const whyNotOurs = (existing: KubeObject) => whyNotAttachment({ target, controllerName: ctx.controller.name, existing });
+      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs }, desired, observed);
+    },
+  };
+}
