@@ -1,0 +1,96 @@
+/**
+ * One DecoratorController sync through fake ports: the order of its steps, what a failure at each
+ * step leaves unwritten, the target writes it plans and the finalizer's lifecycle. (The ports over the
+ * real cluster are exercised by the integration suite.)
+ */
+import { describe, expect, it } from 'vitest';
+import { parseDecoratorController, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../../api/index.ts';
+import { withField } from '../../api/testdata/load.test-support.ts';
+import { minimalDecorator } from '../../api/testdata/manifests.test-support.ts';
+import type { TargetWrites } from '../../core/index.ts';
+import type { DecoratorSyncPorts } from './sync-ports.ts';
+import { syncTarget } from './sync-target.ts';
+
+function controllerOf(manifest: unknown): DecoratorController {
+  const parsed = parseDecoratorController(manifest);
+  if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+  return parsed.value;
+}
+
+const plain = controllerOf(minimalDecorator);
+const withFinalize = controllerOf(withField(minimalDecorator, 'spec.hooks.finalize', { jsonata: { expression: '{ "finalized": true }' } }));
+const FINALIZER = 'metacontroller.io/decoratorcontroller-decorate';
+const target = (metadata: Partial<KubeObject['metadata']> = {}): KubeObject =>
+  ({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', ...metadata } });
+const attachment = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-0', namespace: 'ns' } };
+
+/** Ports over one target that record each call; `fail` makes one step throw, `answer` is the hook's. */
+function fakePorts(found: KubeObject | undefined, options: { selected?: boolean; fail?: string; answer?: Partial<DecoratorHookResponse>; writeFailures?: Error[] } = {}) {
+  const calls: string[] = [];
+  const writes: TargetWrites[] = [];
+  const step = <T>(name: string, result: T): Promise<T> => {
+    calls.push(name);
+    return options.fail === name ? Promise.reject(new Error(`${name} failed`)) : Promise.resolve(result);
+  };
+  const ports: DecoratorSyncPorts<string> = {
+    target: () => found && { object: found, selected: options.selected ?? true, statusSubresource: true },
+    related: () => step('related', undefined),
+    setFinalizer: (obj, present) => step(present ? 'add finalizer' : 'remove finalizer', {
+      ...obj, metadata: { ...obj.metadata, finalizers: present ? [FINALIZER] : [] },
+    }),
+    attachments: () => (calls.push('attachments'), [attachment]),
+    answer: (call) => step(call.finalizing ? 'finalize hook' : 'sync hook', {
+      labels: { decorated: 'yes' }, annotations: {}, status: null, attachments: [attachment], resyncAfterSeconds: 0, finalized: false, ...options.answer,
+    }),
+    writeTarget: (planned) => (writes.push(planned), step('write target', undefined)),
+    manageAttachments: () => step('manage attachments', options.writeFailures ?? []),
+  };
+  return { calls, writes, ports };
+}
+
+const sync = (controller: DecoratorController, ports: DecoratorSyncPorts<string>) =>
+  syncTarget({ controller, finalizer: FINALIZER }, ports, 'ns/web', new AbortController().signal);
+
+describe('syncTarget', () => {
+  it('does nothing for a target that is gone, or that its rule does not select', async () => {
+    for (const fakes of [fakePorts(undefined), fakePorts(target(), { selected: false })]) {
+      expect(await sync(plain, fakes.ports)).toEqual({});
+      expect(fakes.calls).toEqual([]);
+    }
+  });
+
+  it('reads related objects and attachments, asks the hook, writes the target, then the attachments', async () => {
+    const fakes = fakePorts(target());
+    await sync(plain, fakes.ports);
+    expect(fakes.calls).toEqual(['related', 'attachments', 'sync hook', 'write target', 'manage attachments']);
+    expect(fakes.writes[0]).toMatchObject({ writeObject: true, writeStatus: false, target: { metadata: { labels: { decorated: 'yes' } } } });
+  });
+
+  it.each([
+    ['related', ['related']],
+    ['sync hook', ['related', 'attachments', 'sync hook']],
+  ])('writes nothing when %s fails', async (failing, calls) => {
+    const fakes = fakePorts(target(), { fail: failing });
+    await expect(sync(plain, fakes.ports)).rejects.toThrow(`${failing} failed`);
+    expect(fakes.calls).toEqual(calls);
+  });
+
+  it('fails the sync naming an attachment write that failed, after the target was written', async () => {
+    const fakes = fakePorts(target(), { writeFailures: [new Error('create Service ns/web-0: 403 Forbidden')] });
+    await expect(sync(plain, fakes.ports)).rejects.toThrow('create Service ns/web-0: 403 Forbidden');
+    expect(fakes.calls.slice(-2)).toEqual(['write target', 'manage attachments']);
+  });
+
+  it('adds the finalizer of a decorator with a finalize hook before the hook', async () => {
+    const fakes = fakePorts(target());
+    await sync(withFinalize, fakes.ports);
+    expect(fakes.calls.slice(0, 2)).toEqual(['related', 'add finalizer']);
+  });
+
+  it('runs the finalize hook for a target being deleted and removes the finalizer in the target write once finalized', async () => {
+    const fakes = fakePorts(target({ deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: [FINALIZER] }), { answer: { finalized: true } });
+    await sync(withFinalize, fakes.ports);
+    expect(fakes.calls).toEqual(['related', 'attachments', 'finalize hook', 'write target']);
+    expect(fakes.writes[0]?.target.metadata.finalizers).toEqual([]);
+  });
+});
