@@ -69,6 +69,8 @@ export interface ControllerLoopOptions<K> {
   labels: ControllerLabels;
   logger: Logger;
   queue: WorkQueue<K>;
+  /** How a key reads in logs (`namespace/name`, or a type and an object). */
+  keyName(key: K): string;
   /** One sync of the object `key` names. */
   reconcile(key: K, signal: AbortSignal, logger: Logger): Promise<ReconcileResult>;
   /** Every key the controller manages, for the periodic resyncs. */
@@ -89,7 +91,7 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
   let reconciles = 0;
   // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one.
   const reconcile = (key: K, signal: AbortSignal) =>
-    options.reconcile(key, signal, options.logger.child({ key, reconcileId: ++reconciles })).catch(quietRetries);
+    options.reconcile(key, signal, options.logger.child({ key: options.keyName(key), reconcileId: ++reconciles })).catch(quietRetries);
   const workers = runWorkers({
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
     queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
@@ -145,11 +147,11 @@ function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
   if (stopping.aborted) {
-    options.logger.debug({ key: outcome.key, err: outcome.error }, 'sync cut short by the controller stopping');
+    options.logger.debug({ key: options.keyName(outcome.key), err: outcome.error }, 'sync cut short by the controller stopping');
     return;
   }
   const message = errorChain(outcome.error).join(': ');
-  options.logger.warn({ key: outcome.key, err: outcome.error }, `sync failed: ${message}`);
+  options.logger.warn({ key: options.keyName(outcome.key), err: outcome.error }, `sync failed: ${message}`);
   const obj = options.objectOf(outcome.key);
   if (obj) options.host.events.record(obj, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${message}` });
 }

@@ -99,7 +99,7 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
   ];
   const period = controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
-    host, labels: ctx.labels, logger: ctx.logger, queue,
+    host, labels: ctx.labels, logger: ctx.logger, queue, keyName: (key) => key,
     reconcile: (key, signal, logger) => syncParent(ctx, livePorts({ ...ctx, logger }), key, signal),
     keys: () => ctx.parents.list().map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),
     objectOf: (key) => ctx.parents.get(key),

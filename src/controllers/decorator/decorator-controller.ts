@@ -82,7 +82,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
   ];
   const period = ctx.controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
-    host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue,
+    host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue, keyName: targetKeyId,
     reconcile: (key, signal, logger) => syncTarget(ctx, livePorts({ ...ctx, logger }), key, signal),
     keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),
     objectOf: (key) => targetAt(ctx.targets, key).cached,
