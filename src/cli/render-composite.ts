@@ -9,11 +9,16 @@
  * Nothing is written anywhere.
  */
 import {
-  compositeRequest, decodeCompositeResponse, groupOf, objectKey, type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
+  compositeRequest, decodeCompositeResponse, GROUP_VERSION, groupOf, KINDS, objectKey,
+  type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
 } from '../api/index.ts';
+import type { ParentCall } from '../controllers/composite/parent-hook.ts';
+import { rollingAnswer } from '../controllers/composite/rolling-sync.ts';
 import { syncParent } from '../controllers/composite/sync-parent.ts';
 import type { CompositeSyncPorts } from '../controllers/composite/sync-ports.ts';
-import { desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError } from '../core/index.ts';
+import {
+  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, usesRollingUpdates, type RevisionWrite,
+} from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
   asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type ManagedType, type RenderContext, type RenderReport,
@@ -56,8 +61,53 @@ function statusOf(ctx: RenderContext, parent: KubeObject, hookStatus: CompositeH
   return desiredStatus({ hookStatus, generation: parent.metadata.generation });
 }
 
+/** The type of loom's ControllerRevisions, as a render resolves types. */
+const REVISION_TYPE = { apiVersion: GROUP_VERSION, resource: KINDS.controllerRevision.resource, kind: KINDS.controllerRevision.kind, namespaced: true };
+
+function isRevision(obj: KubeObject): boolean {
+  return obj.apiVersion === REVISION_TYPE.apiVersion && obj.kind === REVISION_TYPE.kind;
+}
+
+/** A revision write as the report shows it. */
+function describeWrite(write: RevisionWrite): string {
+  return write.action === 'delete' ? `delete ${write.name}` : `${write.action} ${write.revision.metadata.name ?? ''}`;
+}
+
+/**
+ * A rolling controller's answer, as loom's rollout decides it (controllers/composite/rolling-sync.ts):
+ * the parent's revisions are claimed among the `--observed` ControllerRevisions, the hook is asked once
+ * per revision, and the revision writes are recorded.
+ */
+async function renderRollout(ctx: RenderContext, controller: CompositeController, input: { call: ParentCall; ask: (call: ParentCall) => Promise<CompositeHookResponse>; recorded: Recorded }): Promise<CompositeHookResponse> {
+  const { call, recorded } = input;
+  if (!call.parent.metadata.namespace) throw new RenderError(`${ctx.parentFile}: metadata.namespace: rolling updates need a namespaced parent (ControllerRevisions live in its namespace)`);
+  const { childResources, parentResource } = controller.spec;
+  const { response } = await rollingAnswer({
+    controller, parentType: parentResource, applyStrategy: ctx.applyStrategy,
+    strategyFor: (apiGroup, kind) => childResources.find((rule) => {
+      const type = ctx.catalog.resolve(rule);
+      return type !== undefined && groupOf(type.apiVersion) === apiGroup && type.kind === kind;
+    })?.updateStrategy,
+  }, {
+    claimRevisions: (parent, selector) => {
+      const claims = compositeClaims({ parent, selector, observed: (ctx.observed ?? []).filter(isRevision), types: [REVISION_TYPE] });
+      recorded.revisionClaims = claims.claims;
+      return Promise.resolve(claims.observed);
+    },
+    ask: (asked) => input.ask(asked),
+    writeRevision: (write) => {
+      (recorded.revisions ??= []).push(describeWrite(write));
+      return Promise.resolve();
+    },
+  }, call, ctx.signal);
+  return response;
+}
+
 /** What the sync did, as the ports saw it: the report in the making. */
 interface Recorded {
+  /** Revision writes and claims, for a rolling controller. */
+  revisions?: string[];
+  revisionClaims?: Claims['claims'];
   hook?: 'sync' | 'finalize';
   finalizer?: string | undefined;
   related?: RelatedResult | undefined;
@@ -90,24 +140,33 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       return Promise.resolve(withFinalizer(obj, finalizer, present));
     },
     claimChildren: (obj, selector) => {
-      recorded.claims = ctx.observed && compositeClaims({ parent: obj, selector, observed: ctx.observed, types: requestTypes });
+      // ControllerRevisions among --observed are a rolling controller's own, claimed by the rollout.
+      const observed = (ctx.observed ?? []).filter((o) => !isRevision(o));
+      recorded.claims = ctx.observed && compositeClaims({ parent: obj, selector, observed, types: requestTypes });
       return Promise.resolve(recorded.claims?.observed ?? []);
     },
     answer: async (call) => {
       const which = call.finalizing ? 'finalize' : 'sync';
       recorded.hook = which;
-      const response = await callRenderHook({
-        which, spec: controller.spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeCompositeResponse,
-        request: (version) => compositeRequest({
-          controller: controller.object, parent: call.parent, version, finalizing: call.finalizing,
-          children: { objects: call.claimed, declaredTypes: requestTypes }, related: call.related,
-        }),
-      });
+      const ask = async (asked: ParentCall): Promise<CompositeHookResponse> => {
+        const response = await callRenderHook({
+          which, spec: controller.spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeCompositeResponse,
+          request: (version) => compositeRequest({
+            controller: controller.object, parent: asked.shown ?? asked.parent, version, finalizing: asked.finalizing,
+            children: { objects: asked.claimed, declaredTypes: requestTypes }, related: asked.related,
+          }),
+        });
+        const types = knownTypes(owned, response.children, asked.parent);
+        return { ...response, children: desiredChildren(ctx, { parent: asked.parent, response, selector: asked.selector, types, which, generateSelector: controller.spec.generateSelector }) };
+      };
+      // As loom: a parent going away without a finalize call leaves its children to the garbage collector, not a rollout.
+      const rolls = usesRollingUpdates(controller.spec.childResources) && (call.finalizing || !call.parent.metadata.deletionTimestamp);
+      const response = rolls ? await renderRollout(ctx, controller, { call, ask, recorded }) : await ask(call);
       recorded.types = knownTypes(owned, response.children, call.parent);
-      recorded.children = desiredChildren(ctx, { parent: call.parent, response, selector: call.selector, types: recorded.types, which, generateSelector: controller.spec.generateSelector });
+      recorded.children = response.children;
       recorded.resyncAfterSeconds = response.resyncAfterSeconds || undefined;
       if (call.finalizing) recorded.finalized = response.finalized;
-      return { ...response, children: recorded.children };
+      return response;
     },
     manageChildren: (_obj, _selector, desired) => {
       recorded.plan = planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], manage: true, types: recorded.types ?? [] });
@@ -118,6 +177,12 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       return Promise.resolve();
     },
   };
+}
+
+/** The claim lines of the children and, when rolling, of the revisions. */
+function claimsOf(recorded: Recorded): Claims['claims'] | undefined {
+  const claims = [...(recorded.claims?.claims ?? []), ...(recorded.revisionClaims ?? [])];
+  return claims.length > 0 ? claims : undefined;
 }
 
 /** Renders one sync (or finalize) of `ctx.parent` by `controller`: loom's own sync, over offline ports. */
@@ -146,7 +211,8 @@ export async function renderComposite(ctx: RenderContext, controller: CompositeC
     status: recorded.status,
     resyncAfterSeconds: recorded.resyncAfterSeconds,
     finalized: recorded.finalized,
-    claims: recorded.claims?.claims.length ? recorded.claims.claims : undefined,
+    claims: claimsOf(recorded),
+    revisions: recorded.revisions,
     plan: recorded.plan,
   };
 }

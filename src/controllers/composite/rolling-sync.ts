@@ -2,23 +2,44 @@
  * The hook's answer for a parent whose children roll (docs/hook-protocol.md, "Rolling updates"): the
  * parent's ControllerRevisions are claimed, the hook is asked once per revision (the parent as of that
  * revision), one child at a time moves to the latest revision as status checks allow, and the revisions
- * are written before any child is touched — so a rollout's progress survives a restart.
+ * are written (through the ports) before any child is touched — so a rollout's progress survives a restart.
+ * Written against {@link RollingPorts}: the cluster's in live-ports.ts, the render's in cli/render-composite.ts.
  */
-import { groupOf, matchesSelector, type CompositeHookResponse, type ControllerRevision, type KubeObject } from '../../api/index.ts';
-import { RetryAfterError } from '../../engine/index.ts';
-import { isAlreadyExists } from '../../kube/index.ts';
-import { childKey } from '../../apply/index.ts';
-import { childRefOf, planRollout, revisionSelector, revisionSet, type RevisionWrite } from '../../core/index.ts';
-import { claimForParent } from './claim-for-parent.ts';
-import type { CompositeContext } from './context.ts';
-import { validatedAnswer, type ParentCall } from './parent-hook.ts';
+import { groupOf, matchesSelector, type CompositeController, type CompositeHookResponse, type ControllerRevision, type KubeObject, type LabelSelector } from '../../api/index.ts';
+import { planRollout, revisionSelector, revisionSet, type RevisionChildRef, type RevisionWrite, type RolloutInput } from '../../core/index.ts';
+import type { ParentCall } from './parent-hook.ts';
 
-/** The answer to go on with, as if one hook call had given it (with the `Updated` condition in its status). */
-export async function rollingAnswer(ctx: CompositeContext, call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse> {
-  const { spec } = ctx.controller;
-  const parentResource = { group: groupOf(ctx.parentType.apiVersion), resource: ctx.parentType.resource };
+/** What a rolling answer reads and writes: the revisions' part of a sync's ports. */
+export interface RollingPorts {
+  /** The parent's ControllerRevisions after claiming them (adopted, released) by `selector`. */
+  claimRevisions(parent: KubeObject, selector: LabelSelector): Promise<KubeObject[]>;
+  /** The hook's validated answer for the parent as `call.shown` shows it. */
+  ask(call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse>;
+  /** Creates, updates or deletes one revision, in the parent's namespace. */
+  writeRevision(write: RevisionWrite, namespace: string | undefined): Promise<void>;
+}
+
+/** What a rolling answer needs to know of its controller. */
+export interface RollingController {
+  controller: CompositeController;
+  /** The parent's type, by which its revisions are named and selected. */
+  parentType: { apiVersion: string; resource: string };
+  applyStrategy: RolloutInput['applyStrategy'];
+  /** The child rule's update strategy for a group and kind (the kinds its types resolved to). */
+  strategyFor: RolloutInput['strategyFor'];
+  /** loom's record of its last apply of a child, when it has one (server-side apply). */
+  lastApplied?: RolloutInput['lastApplied'];
+}
+
+/**
+ * The answer to go on with, as if one hook call had given it (with the `Updated` condition in its
+ * status), and the child this sync moved to the latest revision, if any.
+ */
+export async function rollingAnswer(rolling: RollingController, ports: RollingPorts, call: ParentCall, signal: AbortSignal): Promise<{ response: CompositeHookResponse; moved?: RevisionChildRef | undefined }> {
+  const { spec } = rolling.controller;
+  const parentResource = { group: groupOf(rolling.parentType.apiVersion), resource: rolling.parentType.resource };
   const selector = revisionSelector(call.selector, parentResource);
-  const revisions = await claimForParent(ctx, call.parent, selector, [ctx.revisions!]);
+  const revisions = await ports.claimRevisions(call.parent, selector);
   const set = revisionSet({
     parent: call.parent, revisions: revisions as ControllerRevision[], parentResource,
     fieldPaths: spec.parentResource.revisionHistory.fieldPaths, generateSelector: spec.generateSelector,
@@ -29,45 +50,17 @@ export async function rollingAnswer(ctx: CompositeContext, call: ParentCall, sig
   }
   // One failed call fails the sync: the others are aborted rather than left running into the next one.
   const siblings = new AbortController();
-  const ask = (shown: KubeObject) => validatedAnswer(ctx, { ...call, shown }, AbortSignal.any([signal, siblings.signal])).catch((err: unknown) => {
+  const ask = (shown: KubeObject) => ports.ask({ ...call, shown }, AbortSignal.any([signal, siblings.signal])).catch((err: unknown) => {
     siblings.abort(err);
     throw err;
   });
   const [latest, ...historic] = await Promise.all([set.latest, ...set.historic].map((revision) => ask(revision.parent)));
   const plan = planRollout({
     revisions: set, responses: { latest: latest!, historic }, observed: call.claimed,
-    strategyFor: (apiGroup, kind) => ctx.children.find((c) => groupOf(c.type.apiVersion) === apiGroup && c.type.kind === kind)?.rule.updateStrategy,
-    applyStrategy: ctx.host.settings.applyStrategy,
-    lastApplied: (child) => ctx.records.get(childKey(childRefOf(child))),
+    strategyFor: rolling.strategyFor,
+    applyStrategy: rolling.applyStrategy,
+    lastApplied: rolling.lastApplied,
   });
-  for (const write of plan.revisionWrites) await writeRevision(ctx, write, call.parent.metadata.namespace);
-  if (plan.moved) ctx.logger.info({ moved: plan.moved }, 'rolling update: moved one child to the latest revision');
-  return plan.response;
-}
-
-/**
- * Creates the latest revision. AlreadyExists means the cache has not seen a revision written moments
- * ago: the sync is tried again once it has, without a SyncError.
- */
-async function createRevision(ctx: CompositeContext, revision: ControllerRevision): Promise<void> {
-  try {
-    await ctx.host.writer.create(revision);
-  } catch (err) {
-    if (!isAlreadyExists(err)) throw err;
-    throw new RetryAfterError(`ControllerRevision ${revision.metadata.name ?? ''} exists but is not cached yet`, { retryAfterMs: 1000, cause: err });
-  }
-}
-
-/** Revisions live in the parent's namespace. */
-async function writeRevision(ctx: CompositeContext, write: RevisionWrite, namespace: string | undefined): Promise<void> {
-  const { writer } = ctx.host;
-  if (write.action === 'delete') {
-    const { apiVersion, kind } = ctx.revisions!.type;
-    await writer.delete({ apiVersion, kind, namespace, name: write.name }, { uid: write.uid });
-  } else if (write.action === 'create') {
-    await createRevision(ctx, write.revision);
-  } else {
-    await writer.replace(write.revision);
-  }
-  ctx.host.metrics.applied(ctx.labels, `${write.action}-revision`);
+  for (const write of plan.revisionWrites) await ports.writeRevision(write, call.parent.metadata.namespace);
+  return { response: plan.response, moved: plan.moved };
 }
