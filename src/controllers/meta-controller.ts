@@ -61,8 +61,10 @@ const COMPOSITE = {
   },
   warningsOf: (host, controller) => {
     const { apiVersion, resource } = controller.spec.parentResource;
-    // A built-in type's status is Kubernetes' own, not the controller's: nothing to say there.
-    if (isBuiltInGroup(groupOf(apiVersion)) || resolveResource(host, apiVersion, resource).subresources.includes('status')) return [];
+    // A built-in type's status is Kubernetes' own, not the controller's: nothing to say there. A type
+    // discovery does not serve is the start's to report, with its field path.
+    const type = host.discovery().byResource(apiVersion, resource);
+    if (isBuiltInGroup(groupOf(apiVersion)) || !type || type.subresources.includes('status')) return [];
     return [{ path: 'spec.parentResource.resource', message: `${resource}.${apiVersion} has no status subresource: its parents are synced, but the hook's status is never written` }];
   },
 } satisfies ControllerKind<CompositeController>;
