@@ -80,7 +80,10 @@ function describeWrite(write: RevisionWrite): string {
  */
 async function renderRollout(ctx: RenderContext, controller: CompositeController, input: { call: ParentCall; ask: (call: ParentCall) => Promise<CompositeHookResponse>; recorded: Recorded }): Promise<CompositeHookResponse> {
   const { call, recorded } = input;
+  // As a running loom refuses to start such a controller: revisions live in the parent's namespace, and
+  // the rollout's Updated condition in a status the controller owns.
   if (!call.parent.metadata.namespace) throw new RenderError(`${ctx.parentFile}: metadata.namespace: rolling updates need a namespaced parent (ControllerRevisions live in its namespace)`);
+  if (isBuiltInGroup(groupOf(call.parent.apiVersion))) throw new RenderError(`${ctx.parentFile}: apiVersion: rolling updates need a parent whose status the controller owns; ${call.parent.kind} is a built-in type`);
   const { childResources, parentResource } = controller.spec;
   const { response } = await rollingAnswer({
     controller, parentType: parentResource, applyStrategy: ctx.applyStrategy,
