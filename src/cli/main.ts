@@ -15,6 +15,7 @@ import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { installCrds } from './install-crds.ts';
 import { runInit } from './init.ts';
+import { runPlan } from './plan.ts';
 import { runRender } from './render.ts';
 import { runTypes } from './types.ts';
 import { formatValidation, validateFiles } from './validate.ts';
@@ -87,14 +88,22 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
   }
 }
 
-type SelfParsingCommand = (args: string[], io: { stdout: NodeJS.WriteStream; stderr: NodeJS.WriteStream; cwd: string }) => Promise<number>;
+/** What a command with flags of its own gets: the streams, the working directory and the cluster-choosing environment. */
+interface CommandIO {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  cwd: string;
+  environment: KubeEnvironment;
+}
+
+type SelfParsingCommand = (args: string[], io: CommandIO) => Promise<number>;
 
 /** Commands with flags of their own: each reads its arguments itself. */
-const SELF_PARSING = new Map<string, SelfParsingCommand>([['render', runRender], ['types', runTypes], ['init', runInit]]);
+const SELF_PARSING = new Map<string, SelfParsingCommand>([['render', runRender], ['types', runTypes], ['init', runInit], ['plan', runPlan]]);
 
 async function main(argv: string[]): Promise<number> {
   const selfParsing = SELF_PARSING.get(argv[0] ?? '');
-  if (selfParsing) return selfParsing(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() });
+  if (selfParsing) return selfParsing(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), environment: kubeEnvironment() });
   if (argv.length === 0) {
     process.stdout.write(USAGE);
     return 2;

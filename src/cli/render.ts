@@ -169,7 +169,8 @@ export function formatReport(report: RenderReport): string {
   return dump(JSON.parse(JSON.stringify(report)), { lineWidth: -1, noRefs: true });
 }
 
-function formatNotes(notes: readonly string[]): string {
+/** Notes and warnings for stderr, one a line. */
+export function formatNotes(notes: readonly string[]): string {
   return notes.map((note) => (note.startsWith('warning: ') ? `${note}\n` : `note: ${note}\n`)).join('');
 }
 

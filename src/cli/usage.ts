@@ -4,6 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RUN_FLAGS } from './run-config.ts';
+import { PLAN_USAGE } from './plan.ts';
 import { TYPES_USAGE } from './types.ts';
 
 type FlagName = keyof typeof RUN_FLAGS;
@@ -13,6 +14,7 @@ const COMMANDS = `commands:
   install-crds   apply loom's CRDs (CompositeController, DecoratorController, ControllerRevision)
   validate FILE… check controller manifests offline; prints \`file: path: message\`, exits 1 on any problem
   render         run a controller's hooks for one parent offline and print what loom would do
+  plan           what a changed controller would do to a live cluster's parents, writing nothing
   types FILE…    generate TypeScript types for hooks from CRDs and controllers (typed requests, desired())
   init [DIR]     scaffold a controller for a new kind: CRD, controller, hook, render golden, README
   dev            run loom and the hello example on a local control plane, or on --kubeconfig's cluster
@@ -70,6 +72,7 @@ uses that cluster instead and starts nothing but loom and the hook.
 flags: those of 'loom run' (see 'loom run --help'); dev chooses the metrics and probe addresses.
 `,
   types: TYPES_USAGE,
+  plan: PLAN_USAGE,
   version: `usage: loom version (or loom --version)
 
 Prints loom's version.

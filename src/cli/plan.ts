@@ -1,0 +1,187 @@
+/**
+ * `loom plan`: what a changed controller would do to a live cluster, without writing anything. It
+ * reads the controller's parents (a DecoratorController's targets) and their children (attachments)
+ * from the cluster, runs the manifest's hooks — the new ones — for each, and prints per parent what
+ * loom would create, update, recreate, leave alone or delete, with a field diff. The sync is loom's
+ * own over the render's offline ports (the objects read from the cluster stand in for the files), so
+ * the plan decides as `loom run` would.
+ *
+ * Exit codes: 0 planned (with `--exit-code`: and nothing would change), 2 bad flags (with
+ * `--exit-code`: also when something would change), 1 a problem with the manifest, the cluster or a
+ * hook.
+ */
+import { readFile } from 'node:fs/promises';
+import { controllerRefOf, objectKey, type KubeObject, type ResourceRule } from '../api/index.ts';
+import type { ApplyStrategy } from '../core/index.ts';
+import { systemClock } from '../engine/index.ts';
+import { createRestClient, discover, loadKubeConfig, resourcePath, type DiscoverySnapshot, type KubeEnvironment, type RestClient } from '../kube/index.ts';
+import { commandOptions, type CommandStreams } from './command-options.ts';
+import { formatError } from './format-error.ts';
+import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
+import { formatNotes, formatReport } from './render.ts';
+import { renderComposite } from './render-composite.ts';
+import type { RenderContext, RenderReport } from './render-context.ts';
+import { renderDecorator } from './render-decorator.ts';
+import { RenderError } from './render-error.ts';
+import { renderRunners } from './render-hooks.ts';
+import { loadController, type LoadedController } from './render-inputs.ts';
+import { loadHookModule } from './render-module-hook.ts';
+import type { TypeCatalog } from './render-types.ts';
+
+/** The help text of `loom plan`. */
+export const PLAN_USAGE = `usage: loom plan --controller FILE [--hook-module FILE] [--kubeconfig FILE] [--context NAME]
+                 [--apply-strategy server-side-apply|dynamic-apply] [--exit-code]
+
+Plans a changed CompositeController or DecoratorController against a live cluster: reads its parents
+(targets) and their children (attachments), runs the manifest's hooks for each, and prints per
+parent what loom would create, update, recreate, leave alone or delete, with a field diff. Writes
+nothing.
+
+  --controller FILE   the controller manifest to plan (the changed one)
+  --hook-module FILE  serve its webhook hooks from this module (as for loom render)
+  --kubeconfig FILE   the cluster; else $KUBECONFIG, in-cluster, ~/.kube/config
+  --context NAME      the kubeconfig's context
+  --apply-strategy    how updates are judged, as loom's flag [server-side-apply]
+  --exit-code         exit 2 when anything would change, 0 when nothing would
+
+Not yet: controllers with a customize hook (related objects are not read), and server-side dry runs
+(defaulting and admission are not accounted for: a field the API server fills in may show as a change).
+`;
+
+const PLAN_FLAGS: FlagSpec = {
+  controller: 'string', 'hook-module': 'string', kubeconfig: 'string', context: 'string', 'apply-strategy': 'string', 'exit-code': 'bool', h: 'bool', help: 'bool',
+};
+
+/** The flags of one plan. */
+export interface PlanOptions {
+  controller: string;
+  hookModule?: string | undefined;
+  kubeconfig?: string | undefined;
+  context?: string | undefined;
+  applyStrategy: ApplyStrategy;
+  exitCode: boolean;
+}
+
+/** Where `loom plan` reads and writes. */
+export interface PlanIO extends CommandStreams {
+  cwd: string;
+  /** What chooses the cluster when `--kubeconfig` is not given (the CLI reads it from the environment). */
+  environment: KubeEnvironment;
+}
+
+/** Reads the flags; `help` for `-h`/`--help`. */
+export function planOptions(args: readonly string[]): PlanOptions | 'help' {
+  const { values, positionals } = parseGoFlags(args, PLAN_FLAGS);
+  if (values.get('h') === 'true' || values.get('help') === 'true') return 'help';
+  if (positionals.length > 0) throw new FlagError(`unexpected argument '${positionals[0]}'`);
+  const controller = values.get('controller');
+  if (!controller) throw new FlagError('--controller is required');
+  const applyStrategy = values.get('apply-strategy') ?? 'server-side-apply';
+  if (applyStrategy !== 'server-side-apply' && applyStrategy !== 'dynamic-apply') {
+    throw new FlagError(`--apply-strategy: "${applyStrategy}" is not one of server-side-apply, dynamic-apply`);
+  }
+  return {
+    controller, hookModule: values.get('hook-module'), kubeconfig: values.get('kubeconfig'), context: values.get('context'),
+    applyStrategy, exitCode: values.get('exit-code') === 'true',
+  };
+}
+
+/** Types as discovery serves them (the CRDs in the file may not be applied yet, so they come second). */
+function liveCatalog(discovery: DiscoverySnapshot): TypeCatalog {
+  return { resolve: (rule) => discovery.byResource(rule.apiVersion, rule.resource) };
+}
+
+async function listAll(client: RestClient, discovery: DiscoverySnapshot, rule: ResourceRule, where: string): Promise<KubeObject[]> {
+  const type = discovery.byResource(rule.apiVersion, rule.resource);
+  if (!type) throw new RenderError(`${where}: discovery does not know resource "${rule.resource}" in apiVersion "${rule.apiVersion}"`);
+  const list = await client.request<{ items: KubeObject[] }>({ method: 'GET', path: resourcePath(type, {}) });
+  return list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind }));
+}
+
+/** The parents (targets) and the objects they may own (children, attachments), read from the cluster. */
+async function readCluster(client: RestClient, discovery: DiscoverySnapshot, loaded: LoadedController): Promise<{ parents: KubeObject[]; owned: KubeObject[] }> {
+  const { where } = loaded;
+  const spec = loaded.controller.spec;
+  const parentRules = loaded.kind === 'composite' ? [loaded.controller.spec.parentResource] : loaded.controller.spec.resources;
+  const ownedRules = loaded.kind === 'composite' ? loaded.controller.spec.childResources : loaded.controller.spec.attachments;
+  if (spec.hooks.customize) throw new RenderError(`${where}spec.hooks.customize: loom plan does not read related objects yet, so it cannot plan a controller with a customize hook`);
+  const [parents, owned] = await Promise.all([
+    Promise.all(parentRules.map((rule) => listAll(client, discovery, rule, `${where}spec`))).then((lists) => lists.flat()),
+    Promise.all(ownedRules.map((rule) => listAll(client, discovery, rule, `${where}spec`))).then((lists) => lists.flat()),
+  ]);
+  return { parents, owned };
+}
+
+/**
+ * Whether `obj` is the parent's to claim, adopt or release: controlled by it, or an orphan where it
+ * could adopt one (its namespace, or anywhere for a cluster-scoped parent). Others are other parents'.
+ */
+function mayBelongTo(obj: KubeObject, parent: KubeObject): boolean {
+  const ref = controllerRefOf(obj);
+  if (ref) return ref.uid === parent.metadata.uid;
+  return parent.metadata.namespace === undefined || obj.metadata.namespace === parent.metadata.namespace;
+}
+
+/** What changes for one parent: the plan entries that are not `unchanged`, and a finalizer change. */
+function changesOf(report: RenderReport): number {
+  const plan = (report.plan as { action: string }[] | undefined) ?? [];
+  return plan.filter((entry) => entry.action !== 'unchanged').length + (report.finalizer ? 1 : 0);
+}
+
+/** Plans every parent; each report is keyed `Kind namespace/name`, and a parent loom would not sync is left out. */
+export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): Promise<{ reports: Record<string, RenderReport>; changes: number }> {
+  const loaded = await loadController(options.controller, (path) => readFile(path, 'utf8'));
+  notes.push(...loaded.warnings);
+  const client = createRestClient({ kubeConfig: loadKubeConfig({ path: options.kubeconfig, context: options.context, environment: io.environment }) });
+  const discovery = await discover(client);
+  const { parents, owned } = await readCluster(client, discovery, loaded);
+  const app = options.hookModule === undefined ? undefined : await loadHookModule(options.hookModule, io.cwd);
+  const { spec, object } = loaded.controller;
+  const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, clock: systemClock, notes });
+  const reports: Record<string, RenderReport> = {};
+  let changes = 0;
+  try {
+    for (const parent of parents) {
+      const name = `${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '')}`;
+      const ctx: RenderContext = {
+        loaded, parentFile: name, parent, observed: owned.filter((obj) => mayBelongTo(obj, parent)), related: undefined, catalog: liveCatalog(discovery),
+        runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes,
+      };
+      const report = await renderOne(ctx, loaded);
+      if (report === undefined) continue;
+      reports[name] = report;
+      changes += changesOf(report);
+    }
+  } finally {
+    runners.close();
+  }
+  return { reports, changes };
+}
+
+/** One parent's plan; `undefined` for a parent the controller's selectors leave alone. */
+async function renderOne(ctx: RenderContext, loaded: LoadedController): Promise<RenderReport | undefined> {
+  try {
+    return loaded.kind === 'composite' ? await renderComposite(ctx, loaded.controller) : await renderDecorator(ctx, loaded.controller);
+  } catch (error) {
+    // Render refuses a parent the selectors do not match; a plan of the whole cluster just skips it.
+    if (error instanceof RenderError && / so loom would not sync this (parent|target)$/.test(error.message)) return undefined;
+    throw error;
+  }
+}
+
+/** `loom plan ARGS…`: prints the plan per parent, or the problem; resolves to the exit code. */
+export async function runPlan(args: readonly string[], io: PlanIO): Promise<number> {
+  const options = commandOptions({ name: 'plan', parse: planOptions, usage: PLAN_USAGE }, args, io);
+  if ('exit' in options) return options.exit;
+  const notes: string[] = [];
+  try {
+    const { reports, changes } = await plan(options, io, notes);
+    io.stderr.write(formatNotes(notes));
+    io.stdout.write(formatReport(reports));
+    io.stderr.write(`loom plan: ${Object.keys(reports).length} parents, ${changes} changes\n`);
+    return options.exitCode && changes > 0 ? 2 : 0;
+  } catch (error) {
+    io.stderr.write(error instanceof RenderError ? `${error.message}\n` : `loom plan: ${formatError(error)}\n`);
+    return 1;
+  }
+}
