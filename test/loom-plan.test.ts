@@ -21,29 +21,41 @@ let loom: TestLoom;
 let namespace: string;
 let dir: string;
 
-/** The controller, its ConfigMap carrying `version`. */
-const controller = (version: string) => ({
+/** The controller: per parent a ConfigMap carrying `version`, and a ResourceQuota of `cpu`. */
+const controller = (version: string, cpu = '1') => ({
   apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
   metadata: { name: 'planned-controller', labels: { 'loom-test': LABEL } },
   spec: {
     generateSelector: true,
     parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural },
-    childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
-    hooks: { sync: { jsonata: { expression: `{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-config" }, "data": { "version": "${version}" } }] }` } } },
+    childResources: [
+      { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } },
+      { apiVersion: 'v1', resource: 'resourcequotas', updateStrategy: { method: 'InPlace' } },
+    ],
+    hooks: {
+      sync: {
+        jsonata: {
+          expression: `{ "children": [
+            { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-config" }, "data": { "version": "${version}" } },
+            { "apiVersion": "v1", "kind": "ResourceQuota", "metadata": { "name": parent.metadata.name & "-quota" }, "spec": { "hard": { "cpu": "${cpu}" } } }
+          ] }`,
+        },
+      },
+    },
   },
 });
 
 const child = (parent: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${parent}-config` });
 
-async function planOf(version: string, ...flags: string[]) {
-  const file = join(dir, `controller-${version}.yaml`);
-  await writeFile(file, dump(controller(version)));
+async function planOf(version: string, cpu: string, ...flags: string[]) {
+  const file = join(dir, `controller-${version}-${cpu}.yaml`);
+  await writeFile(file, dump(controller(version, cpu)));
   let stdout = '';
   let stderr = '';
   const code = await runPlan(['--controller', file, '--kubeconfig', inject('kubeconfigPath'), ...flags], {
     stdout: { write: (text: string) => (stdout += text) }, stderr: { write: (text: string) => (stderr += text) }, cwd: dir, environment: {},
   });
-  return { code, stderr, reports: load(stdout) as Record<string, { plan?: { child: string; action: string; changes?: string[] }[] }> };
+  return { code, stderr, reports: (stdout ? load(stdout) : {}) as Record<string, { plan?: { child: string; action: string; diff?: string[]; refused?: string }[] }> };
 }
 
 beforeAll(async () => {
@@ -57,6 +69,7 @@ beforeAll(async () => {
     await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace }, spec: {} });
   }
   await eventually(async () => ((await child('first')) && (await child('second')) ? true : undefined), 'both children');
+  await eventually(() => clients.writer.get({ apiVersion: 'v1', kind: 'ResourceQuota', namespace, name: 'second-quota' }), 'the quotas');
 });
 
 afterAll(async () => {
@@ -67,19 +80,35 @@ afterAll(async () => {
 describe('loom plan', () => {
   it('names each child a changed controller would update, and writes nothing', async () => {
     const before = await Promise.all(['first', 'second'].map(async (p) => (await child(p))?.metadata.resourceVersion));
-    const { code, reports, stderr } = await planOf('2', '--exit-code');
+    const { code, reports, stderr } = await planOf('2', '1', '--exit-code');
     expect(code).toBe(2);
     expect(stderr).toContain('loom plan: 2 parents, 2 changes');
     for (const parent of ['first', 'second']) {
       const plan = reports[`${KIND.kind} ${namespace}/${parent}`]?.plan;
-      expect(plan).toEqual([expect.objectContaining({ child: `ConfigMap ${namespace}/${parent}-config`, action: 'update (InPlace)' })]);
+      expect(plan).toEqual([
+        { child: `ConfigMap ${namespace}/${parent}-config`, action: 'update (InPlace)', diff: ['data.version: "1" → "2"'] },
+        { child: `ResourceQuota ${namespace}/${parent}-quota`, action: 'unchanged' },
+      ]);
     }
     const after = await Promise.all(['first', 'second'].map(async (p) => (await child(p))?.metadata.resourceVersion));
     expect(after).toEqual(before);
   });
 
+  it('judges by what the API server would store: a quantity it normalises (1000m is 1) is no change', async () => {
+    const { code, stderr } = await planOf('1', '1000m', '--exit-code');
+    expect(stderr).toContain('loom plan: 2 parents, 0 changes');
+    expect(code).toBe(0);
+  });
+
+  it('says why the API server would refuse a write, and counts it', async () => {
+    const { code, reports } = await planOf('1', 'plenty', '--exit-code');
+    expect(code).toBe(2);
+    const quota = reports[`${KIND.kind} ${namespace}/first`]?.plan?.find((entry) => entry.child.startsWith('ResourceQuota'));
+    expect(quota?.refused).toContain('quantities must match the regular expression');
+  });
+
   it('plans nothing for the manifest the cluster runs', async () => {
-    const { code, reports, stderr } = await planOf('1', '--exit-code');
+    const { code, reports, stderr } = await planOf('1', '1', '--exit-code');
     expect(stderr).toContain('loom plan: 2 parents, 0 changes');
     expect(code).toBe(0);
     expect(Object.values(reports).flatMap((r) => r.plan ?? []).every((entry) => entry.action === 'unchanged')).toBe(true);

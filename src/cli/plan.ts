@@ -14,7 +14,9 @@ import { readFile } from 'node:fs/promises';
 import { controllerRefOf, objectKey, type KubeObject, type ResourceRule } from '../api/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import { systemClock } from '../engine/index.ts';
-import { createRestClient, discover, loadKubeConfig, resourcePath, type DiscoverySnapshot, type KubeEnvironment, type RestClient } from '../kube/index.ts';
+import {
+  createObjectWriter, createRestClient, discover, KubeApiError, loadKubeConfig, resourcePath, type DiscoverySnapshot, type KubeEnvironment, type RestClient,
+} from '../kube/index.ts';
 import { commandOptions, type CommandStreams } from './command-options.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
@@ -26,30 +28,36 @@ import { RenderError } from './render-error.ts';
 import { renderRunners } from './render-hooks.ts';
 import { loadController, type LoadedController } from './render-inputs.ts';
 import { loadHookModule } from './render-module-hook.ts';
+import type { DryRunApply } from './render-plan.ts';
 import type { TypeCatalog } from './render-types.ts';
 
 /** The help text of `loom plan`. */
 export const PLAN_USAGE = `usage: loom plan --controller FILE [--hook-module FILE] [--kubeconfig FILE] [--context NAME]
-                 [--apply-strategy server-side-apply|dynamic-apply] [--exit-code]
+                 [--apply-strategy server-side-apply|dynamic-apply] [--apply-strategy-ssa-field-manager NAME]
+                 [--exit-code]
 
 Plans a changed CompositeController or DecoratorController against a live cluster: reads its parents
 (targets) and their children (attachments), runs the manifest's hooks for each, and prints per
-parent what loom would create, update, recreate, leave alone or delete, with a field diff. Writes
-nothing.
+parent what loom would create, update, recreate, leave alone or delete, with a field diff. With
+server-side apply every write is tried as a server-side dry run, so defaulting and admission count:
+a write the API server would refuse says why (refused). Writes nothing.
 
   --controller FILE   the controller manifest to plan (the changed one)
   --hook-module FILE  serve its webhook hooks from this module (as for loom render)
   --kubeconfig FILE   the cluster; else $KUBECONFIG, in-cluster, ~/.kube/config
   --context NAME      the kubeconfig's context
   --apply-strategy    how updates are judged, as loom's flag [server-side-apply]
-  --exit-code         exit 2 when anything would change, 0 when nothing would
+  --apply-strategy-ssa-field-manager NAME
+                      the field manager of the dry-run applies, as loom's flag [loom]
+  --exit-code         exit 2 when anything would change or be refused, 0 when nothing would
 
-Not yet: controllers with a customize hook (related objects are not read), and server-side dry runs
-(defaulting and admission are not accounted for: a field the API server fills in may show as a change).
+Not yet: controllers with a customize hook (related objects are not read); with dynamic-apply,
+changes are judged offline, as loom render judges them.
 `;
 
 const PLAN_FLAGS: FlagSpec = {
-  controller: 'string', 'hook-module': 'string', kubeconfig: 'string', context: 'string', 'apply-strategy': 'string', 'exit-code': 'bool', h: 'bool', help: 'bool',
+  controller: 'string', 'hook-module': 'string', kubeconfig: 'string', context: 'string', 'apply-strategy': 'string',
+  'apply-strategy-ssa-field-manager': 'string', 'exit-code': 'bool', h: 'bool', help: 'bool',
 };
 
 /** The flags of one plan. */
@@ -59,6 +67,8 @@ export interface PlanOptions {
   kubeconfig?: string | undefined;
   context?: string | undefined;
   applyStrategy: ApplyStrategy;
+  /** The field manager of the dry-run applies, as the running loom's. */
+  fieldManager: string;
   exitCode: boolean;
 }
 
@@ -82,7 +92,7 @@ export function planOptions(args: readonly string[]): PlanOptions | 'help' {
   }
   return {
     controller, hookModule: values.get('hook-module'), kubeconfig: values.get('kubeconfig'), context: values.get('context'),
-    applyStrategy, exitCode: values.get('exit-code') === 'true',
+    applyStrategy, fieldManager: values.get('apply-strategy-ssa-field-manager') ?? 'loom', exitCode: values.get('exit-code') === 'true',
   };
 }
 
@@ -122,10 +132,34 @@ function mayBelongTo(obj: KubeObject, parent: KubeObject): boolean {
   return parent.metadata.namespace === undefined || obj.metadata.namespace === parent.metadata.namespace;
 }
 
+/** API answers that say "not now" rather than "not this": the plan fails on them instead of calling the write refused. */
+const UNAVAILABLE = [429, 503, 504];
+
+/**
+ * loom's apply of one desired object as a server-side dry run: what the API server would store, or its
+ * refusal (validation, admission, a forbidden write; an object it cannot even convert answers 500).
+ * An unavailable server, or none at all, fails the plan.
+ */
+function dryRunApply(client: RestClient, discovery: DiscoverySnapshot, fieldManager: string): DryRunApply {
+  const writer = createObjectWriter(client, (apiVersion, kind) => {
+    const type = discovery.byKind(apiVersion, kind);
+    if (!type) throw new RenderError(`the API server does not serve kind ${kind} in ${apiVersion}`);
+    return type;
+  }, fieldManager);
+  return async (desired) => {
+    try {
+      return { result: await writer.apply(desired, { fieldManager, dryRun: true }) };
+    } catch (error) {
+      if (error instanceof KubeApiError && !UNAVAILABLE.includes(error.status)) return { refused: error.message };
+      throw error;
+    }
+  };
+}
+
 /** What changes for one parent: the plan entries that are not `unchanged`, and a finalizer change. */
 function changesOf(report: RenderReport): number {
-  const plan = (report.plan as { action: string }[] | undefined) ?? [];
-  return plan.filter((entry) => entry.action !== 'unchanged').length + (report.finalizer ? 1 : 0);
+  const plan = (report.plan as { action: string; refused?: string }[] | undefined) ?? [];
+  return plan.filter((entry) => entry.action !== 'unchanged' || entry.refused !== undefined).length + (report.finalizer ? 1 : 0);
 }
 
 /** Plans every parent; each report is keyed `Kind namespace/name`, and a parent loom would not sync is left out. */
@@ -138,6 +172,7 @@ export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): P
   const app = options.hookModule === undefined ? undefined : await loadHookModule(options.hookModule, io.cwd);
   const { spec, object } = loaded.controller;
   const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, clock: systemClock, notes });
+  const dryRun = dryRunApply(client, discovery, options.fieldManager);
   const reports: Record<string, RenderReport> = {};
   let changes = 0;
   try {
@@ -145,7 +180,7 @@ export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): P
       const name = `${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '')}`;
       const ctx: RenderContext = {
         loaded, parentFile: name, parent, observed: owned.filter((obj) => mayBelongTo(obj, parent)), related: undefined, catalog: liveCatalog(discovery),
-        runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes,
+        runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes, dryRun,
       };
       const report = await renderOne(ctx, loaded);
       if (report === undefined) continue;

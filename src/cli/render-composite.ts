@@ -120,7 +120,7 @@ interface Recorded {
   resyncAfterSeconds?: number | undefined;
   finalized?: boolean | undefined;
   claims?: Claims | undefined;
-  plan?: ReturnType<typeof planFor>;
+  plan?: Awaited<ReturnType<typeof planFor>>;
 }
 
 /**
@@ -171,9 +171,9 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       if (call.finalizing) recorded.finalized = response.finalized;
       return response;
     },
-    manageChildren: (_obj, _selector, desired) => {
-      recorded.plan = planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], manage: true, types: recorded.types ?? [] });
-      return Promise.resolve([]);
+    manageChildren: async (_obj, _selector, desired) => {
+      recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], manage: true, types: recorded.types ?? [] });
+      return [];
     },
     writeStatus: (obj, hookStatus) => {
       recorded.status = statusOf(ctx, obj, hookStatus);
@@ -204,7 +204,7 @@ export async function renderComposite(ctx: RenderContext, controller: CompositeC
     throw new RenderError(`${ctx.parentFile}: metadata.labels: do not match spec.parentResource.labelSelector, so loom would not sync this parent`);
   }
   // No child writes: the parent is being deleted and its children are the garbage collector's.
-  if (recorded.plan === undefined) recorded.plan = planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
+  if (recorded.plan === undefined) recorded.plan = await planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
   // Absent values are left out of the printed report.
   return {
     hook: recorded.hook,

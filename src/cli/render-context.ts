@@ -6,7 +6,8 @@ import type { Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.
 import type { ApplyStrategy } from '../core/index.ts';
 import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
-import { renderPlan, type PlanEntry } from './render-plan.ts';
+import { childRefOf } from '../core/index.ts';
+import { childId, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
 import { relatedObjects, type RelatedResult } from './render-related.ts';
 import { typeFromDesired, type ResolvedType, type TypeCatalog } from './render-types.ts';
 
@@ -27,6 +28,12 @@ export interface RenderContext {
   signal: AbortSignal;
   /** Things to tell the user on stderr. */
   notes: string[];
+  /**
+   * A server-side dry run of loom's apply of one desired object (`loom plan`, against a cluster): the
+   * plan then judges changes by what the API server would store, defaulting and admission included.
+   * Absent (`loom render`): judged offline.
+   */
+  dryRun?: DryRunApply | undefined;
 }
 
 /** The report printed as YAML; keys in print order. */
@@ -99,7 +106,7 @@ export function knownTypes(owned: readonly OwnedType[], desired: readonly KubeOb
 }
 
 /** The plan of the owned objects, when `--observed` was given and loom would manage them. */
-export function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; manage: boolean; types: readonly ManagedType[] }): PlanEntry[] | undefined {
+export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; manage: boolean; types: readonly ManagedType[] }): Promise<PlanEntry[] | undefined> {
   if (!ctx.observed) return undefined;
   if (!input.manage) {
     ctx.notes.push('no plan: the parent is being deleted, so loom leaves its children to the garbage collector');
@@ -107,5 +114,12 @@ export function planFor(ctx: RenderContext, input: { desired: readonly KubeObjec
   }
   const methodFor = (apiVersion: string, kind: string): UpdateMethod =>
     input.types.find(({ type }) => type.apiVersion === apiVersion && type.kind === kind)?.method ?? 'OnDelete';
-  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy });
+  const dryRuns = ctx.dryRun && ctx.applyStrategy === 'server-side-apply' ? await dryRunAll(ctx.dryRun, input.desired) : undefined;
+  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns });
+}
+
+/** The API server's answer to a dry-run apply of each desired object, by child. */
+async function dryRunAll(dryRun: DryRunApply, desired: readonly KubeObject[]): Promise<DryRuns> {
+  const answers = await Promise.all(desired.map(async (obj) => [childId(childRefOf(obj)), await dryRun(obj)] as const));
+  return new Map(answers);
 }

@@ -59,7 +59,7 @@ interface Recorded {
   finalized?: boolean | undefined;
   claims?: Claims;
   writes?: TargetWrites;
-  plan?: ReturnType<typeof planFor>;
+  plan?: Awaited<ReturnType<typeof planFor>>;
 }
 
 /**
@@ -108,9 +108,9 @@ function offlinePorts(ctx: RenderContext, controller: DecoratorController, targe
       if (writes.target.metadata.finalizers?.includes(finalizer) === false && target.metadata.finalizers?.includes(finalizer)) recorded.finalizer = `remove ${finalizer}`;
       return Promise.resolve();
     },
-    manageAttachments: (_obj, desired, observed) => {
-      recorded.plan = planFor(ctx, { desired, observed, manage: true, types: recorded.types ?? [] });
-      return Promise.resolve([]);
+    manageAttachments: async (_obj, desired, observed) => {
+      recorded.plan = await planFor(ctx, { desired, observed, manage: true, types: recorded.types ?? [] });
+      return [];
     },
   };
 }
@@ -125,7 +125,7 @@ export async function renderDecorator(ctx: RenderContext, controller: DecoratorC
     throw new RenderError(`${ctx.parentFile}: metadata: the labels and annotations do not match the selectors of spec.resources, so loom would not sync this target`);
   }
   // No attachment writes: the target is being deleted and its attachments are the garbage collector's.
-  if (recorded.plan === undefined) recorded.plan = planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
+  if (recorded.plan === undefined) recorded.plan = await planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
   // Absent values are left out of the printed report.
   return {
     hook: recorded.hook,

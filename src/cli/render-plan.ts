@@ -31,7 +31,16 @@ export interface PlanEntry {
   action: string;
   /** What would change, for updates, recreates and children left alone by OnDelete. */
   diff?: string[];
+  /** The API server's refusal of the dry-run apply (validation or admission): the write would fail. */
+  refused?: string;
 }
+
+/** A dry-run apply's answer: what the API server would store, or why it would refuse. */
+export type DryRunAnswer = { result: KubeObject } | { refused: string };
+/** A server-side dry run of loom's apply of one desired object. */
+export type DryRunApply = (desired: KubeObject) => Promise<DryRunAnswer>;
+/** Dry-run answers by child ({@link childId}). */
+export type DryRuns = ReadonlyMap<string, DryRunAnswer>;
 
 /** What {@link renderPlan} needs. */
 export interface RenderPlanInput {
@@ -41,9 +50,12 @@ export interface RenderPlanInput {
   observed: readonly KubeObject[];
   methodFor: (apiVersion: string, kind: string) => UpdateMethod;
   applyStrategy: ApplyStrategy;
+  /** Server-side dry runs of the applies (server-side apply only); absent: judged offline. */
+  dryRuns?: DryRuns | undefined;
 }
 
-function idOf(ref: ChildRef): string {
+/** The identity of a child in a plan: apiVersion, kind, namespace and name. */
+export function childId(ref: ChildRef): string {
   return JSON.stringify([ref.apiVersion, ref.kind, ref.namespace, ref.name]);
 }
 
@@ -61,6 +73,17 @@ function appliedResult(observed: KubeObject, desired: KubeObject): KubeObject {
 
 function resultOf(observed: KubeObject, desired: KubeObject, strategy: ApplyStrategy): KubeObject {
   return strategy === 'dynamic-apply' ? dynamicApplyMerge(observed, desired).object : appliedResult(observed, desired);
+}
+
+/** `obj` without what the API server keeps for itself on every write, which says nothing about a change. */
+function stored(obj: KubeObject): KubeObject {
+  const { managedFields: _m, resourceVersion: _r, generation: _g, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
+/** What the apply of `want` makes of `have`: the dry run's answer when there is one, else judged offline. */
+function applied(have: KubeObject, want: KubeObject, dryRun: DryRunAnswer | undefined, strategy: ApplyStrategy): KubeObject {
+  return dryRun && 'result' in dryRun ? dryRun.result : resultOf(have, want, strategy);
 }
 
 /**
@@ -88,23 +111,41 @@ function actionOf(decision: ChildDecision, method: UpdateMethod): string {
 /** One entry per decision, in loom's order (deletions first, then the desired children in order). */
 export function renderPlan(input: RenderPlanInput): PlanEntry[] {
   const { applyStrategy } = input;
-  const desired = new Map(input.desired.map((obj) => [idOf(childRefOf(obj)), obj]));
-  const observed = new Map(input.observed.map((obj) => [idOf(childRefOf(obj)), obj]));
+  const desired = new Map(input.desired.map((obj) => [childId(childRefOf(obj)), obj]));
+  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
   const lastApplied = (have: KubeObject): AppliedRecord | undefined => {
-    const want = desired.get(idOf(childRefOf(have)));
-    return want && jsonEqual(appliedResult(have, want), have) ? vouchFor(have, want) : undefined;
+    const want = desired.get(childId(childRefOf(have)));
+    if (!want) return undefined;
+    const dryRun = input.dryRuns?.get(childId(childRefOf(have)));
+    const unchanged = dryRun && 'result' in dryRun ? jsonEqual(stored(dryRun.result), stored(have)) : jsonEqual(appliedResult(have, want), have);
+    return unchanged ? vouchFor(have, want) : undefined;
   };
   const decisions = planChildren({
     desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy, fieldManager: RENDER_FIELD_MANAGER,
     ...(applyStrategy === 'server-side-apply' ? { lastApplied } : {}),
   });
   return decisions.map((decision) => {
-    const { child } = decision;
-    const entry: PlanEntry = { child: describe(child), action: actionOf(decision, input.methodFor(child.apiVersion, child.kind)) };
-    const have = observed.get(idOf(child));
-    const want = desired.get(idOf(child));
-    const changes = decision.action === 'update' || decision.action === 'recreate' || (decision.action === 'skip' && decision.reason === 'on-delete');
-    if (changes && have && want) entry.diff = diffPaths(have, resultOf(have, want, applyStrategy));
-    return entry;
+    const id = childId(decision.child);
+    return entryOf(decision, input, { have: observed.get(id), want: desired.get(id), dryRun: input.dryRuns?.get(id) });
   });
+}
+
+/** The plan line of one decision, with its diff and, when the dry run was refused, why. */
+function entryOf(decision: ChildDecision, input: RenderPlanInput, child: { have?: KubeObject | undefined; want?: KubeObject | undefined; dryRun?: DryRunAnswer | undefined }): PlanEntry {
+  const { have, want, dryRun } = child;
+  const ref = decision.child;
+  const entry: PlanEntry = { child: describe(ref), action: actionOf(decision, input.methodFor(ref.apiVersion, ref.kind)) };
+  if (changes(decision) && have && want) entry.diff = diffPaths(stored(have), stored(applied(have, want, dryRun, input.applyStrategy)));
+  if (writes(decision) && dryRun && 'refused' in dryRun) entry.refused = dryRun.refused;
+  return entry;
+}
+
+/** Whether the decision changes the child (or would, were it not left alone by OnDelete). */
+function changes(decision: ChildDecision): boolean {
+  return decision.action === 'update' || decision.action === 'recreate' || (decision.action === 'skip' && decision.reason === 'on-delete');
+}
+
+/** Whether the decision writes the desired child. */
+function writes(decision: ChildDecision): boolean {
+  return decision.action === 'create' || decision.action === 'update' || decision.action === 'recreate';
 }
