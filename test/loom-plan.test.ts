@@ -2,6 +2,8 @@
  * `loom plan` against the real control plane: a running loom has synced two parents under a
  * controller; a changed manifest of that controller is planned, and the plan names each child that
  * would change and how — while nothing in the cluster changes. The unchanged manifest plans nothing.
+ * Writes are judged by server-side dry runs, and a customize hook's related objects come from the
+ * cluster.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -114,16 +116,22 @@ describe('loom plan', () => {
     expect(Object.values(reports).flatMap((r) => r.plan ?? []).every((entry) => entry.action === 'unchanged')).toBe(true);
   });
 
-  it('refuses a controller with a customize hook, as it does not read related objects yet', async () => {
+  it('reads a customize hook\'s related objects from the cluster', async () => {
+    await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace }, data: { version: '3' } });
     const file = join(dir, 'customize.yaml');
     const withCustomize = controller('1') as KubeObject & { spec: { hooks: Record<string, unknown> } };
-    withCustomize.spec.hooks.customize = { jsonata: { expression: '{ "relatedResources": [] }' } };
+    withCustomize.spec.hooks.customize = { jsonata: { expression: `{ "relatedResources": [{ "apiVersion": "v1", "resource": "configmaps", "namespace": "${namespace}", "names": ["settings"] }] }` } };
+    withCustomize.spec.hooks.sync = {
+      jsonata: { expression: '{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-config" }, "data": { "version": $child(related, "ConfigMap.v1", "settings").data.version } }, { "apiVersion": "v1", "kind": "ResourceQuota", "metadata": { "name": parent.metadata.name & "-quota" }, "spec": { "hard": { "cpu": "1" } } }] }' },
+    };
     await writeFile(file, dump(withCustomize));
-    let stderr = '';
-    const code = await runPlan(['--controller', file, '--kubeconfig', inject('kubeconfigPath')], {
-      stdout: { write: () => true }, stderr: { write: (text: string) => (stderr += text) }, cwd: dir, environment: {},
+    let stdout = '';
+    const code = await runPlan(['--controller', file, '--kubeconfig', inject('kubeconfigPath'), '--exit-code'], {
+      stdout: { write: (text: string) => (stdout += text) }, stderr: { write: () => true }, cwd: dir, environment: {},
     });
-    expect(code).toBe(1);
-    expect(stderr).toContain('spec.hooks.customize: loom plan does not read related objects yet');
+    expect(code).toBe(2);
+    const report = (load(stdout) as Record<string, { related?: string[]; plan?: { child: string; diff?: string[] }[] }>)[`${KIND.kind} ${namespace}/first`];
+    expect(report?.related).toEqual([`ConfigMap ${namespace}/settings`]);
+    expect(report?.plan?.find((entry) => entry.child.endsWith('first-config'))?.diff).toEqual(['data.version: "1" → "3"']);
   });
 });

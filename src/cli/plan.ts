@@ -11,7 +11,7 @@
  * hook.
  */
 import { readFile } from 'node:fs/promises';
-import { controllerRefOf, objectKey, type KubeObject, type ResourceRule } from '../api/index.ts';
+import { controllerRefOf, objectKey, resourceTypeKey, type KubeObject, type ResourceRule } from '../api/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import { systemClock } from '../engine/index.ts';
 import {
@@ -29,7 +29,8 @@ import { renderRunners } from './render-hooks.ts';
 import { loadController, type LoadedController } from './render-inputs.ts';
 import { loadHookModule } from './render-module-hook.ts';
 import type { DryRunApply } from './render-plan.ts';
-import type { TypeCatalog } from './render-types.ts';
+import type { RelatedSource } from './render-related.ts';
+import type { ResolvedType, TypeCatalog } from './render-types.ts';
 
 /** The help text of `loom plan`. */
 export const PLAN_USAGE = `usage: loom plan --controller FILE [--hook-module FILE] [--kubeconfig FILE] [--context NAME]
@@ -51,8 +52,8 @@ a write the API server would refuse says why (refused). Writes nothing.
                       the field manager of the dry-run applies, as loom's flag [loom]
   --exit-code         exit 2 when anything would change or be refused, 0 when nothing would
 
-Not yet: controllers with a customize hook (related objects are not read); with dynamic-apply,
-changes are judged offline, as loom render judges them.
+A customize hook's related objects are read from the cluster. Not yet: with dynamic-apply, changes
+are judged offline, as loom render judges them.
 `;
 
 const PLAN_FLAGS: FlagSpec = {
@@ -108,13 +109,30 @@ async function listAll(client: RestClient, discovery: DiscoverySnapshot, rule: R
   return list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind }));
 }
 
+/**
+ * Related objects from the cluster: each type the customize rules name is listed once per plan, across
+ * namespaces, and the rules pick from those lists as loom picks from its caches.
+ */
+function clusterRelated(client: RestClient): RelatedSource {
+  const lists = new Map<string, Promise<KubeObject[]>>();
+  const listOf = (type: ResolvedType): Promise<KubeObject[]> => {
+    const key = resourceTypeKey(type);
+    let list = lists.get(key);
+    if (!list) {
+      list = client.request<{ items: KubeObject[] }>({ method: 'GET', path: resourcePath({ ...type, subresources: [] }, {}) })
+        .then((answer) => answer.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind })));
+      lists.set(key, list);
+    }
+    return list;
+  };
+  return async (types) => (await Promise.all(types.map(listOf))).flat();
+}
+
 /** The parents (targets) and the objects they may own (children, attachments), read from the cluster. */
 async function readCluster(client: RestClient, discovery: DiscoverySnapshot, loaded: LoadedController): Promise<{ parents: KubeObject[]; owned: KubeObject[] }> {
   const { where } = loaded;
-  const spec = loaded.controller.spec;
   const parentRules = loaded.kind === 'composite' ? [loaded.controller.spec.parentResource] : loaded.controller.spec.resources;
   const ownedRules = loaded.kind === 'composite' ? loaded.controller.spec.childResources : loaded.controller.spec.attachments;
-  if (spec.hooks.customize) throw new RenderError(`${where}spec.hooks.customize: loom plan does not read related objects yet, so it cannot plan a controller with a customize hook`);
   const [parents, owned] = await Promise.all([
     Promise.all(parentRules.map((rule) => listAll(client, discovery, rule, `${where}spec`))).then((lists) => lists.flat()),
     Promise.all(ownedRules.map((rule) => listAll(client, discovery, rule, `${where}spec`))).then((lists) => lists.flat()),
@@ -173,6 +191,7 @@ export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): P
   const { spec, object } = loaded.controller;
   const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, clock: systemClock, notes });
   const dryRun = dryRunApply(client, discovery, options.fieldManager);
+  const relatedSource = clusterRelated(client);
   const reports: Record<string, RenderReport> = {};
   let changes = 0;
   try {
@@ -180,7 +199,7 @@ export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): P
       const name = `${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '')}`;
       const ctx: RenderContext = {
         loaded, parentFile: name, parent, observed: owned.filter((obj) => mayBelongTo(obj, parent)), related: undefined, catalog: liveCatalog(discovery),
-        runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes, dryRun,
+        runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes, dryRun, relatedSource,
       };
       const report = await renderOne(ctx, loaded);
       if (report === undefined) continue;

@@ -8,7 +8,7 @@ import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { childRefOf } from '../core/index.ts';
 import { childId, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
-import { relatedObjects, type RelatedResult } from './render-related.ts';
+import { relatedObjects, type RelatedResult, type RelatedSource } from './render-related.ts';
 import { typeFromDesired, type ResolvedType, type TypeCatalog } from './render-types.ts';
 
 /** Everything a render needs, already read and checked. */
@@ -22,6 +22,8 @@ export interface RenderContext {
   observed?: readonly KubeObject[] | undefined;
   /** `--related`; absent: none given. */
   related?: readonly KubeObject[] | undefined;
+  /** Where related objects come from instead of `related` (`loom plan`: the cluster). */
+  relatedSource?: RelatedSource | undefined;
   catalog: TypeCatalog;
   runners: RenderRunners;
   applyStrategy: ApplyStrategy;
@@ -65,7 +67,8 @@ export async function relatedFor(ctx: RenderContext, hook: Hook | undefined, par
     return undefined;
   }
   const result = await relatedObjects({
-    controller: ctx.loaded.controller.object, parent, hook, runner, objects: ctx.related ?? [], catalog: ctx.catalog, signal: ctx.signal,
+    controller: ctx.loaded.controller.object, parent, hook, runner, catalog: ctx.catalog, signal: ctx.signal,
+    source: ctx.relatedSource ?? (() => Promise.resolve(ctx.related ?? [])),
   });
   ctx.notes.push(...result.notes);
   return result;

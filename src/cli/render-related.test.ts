@@ -24,7 +24,7 @@ function input(answer: unknown, version: Hook['version'] = 'v2'): RelatedInput {
     controller: obj('metacontroller.k8s.io/v1alpha1', 'CompositeController', 'c'),
     parent: obj('example.com/v1', 'Web', 'w', { namespace: 'team-a' }),
     hook: { version, jsonata: { expression: '{}', timeoutMs: 1_000 } },
-    runner, objects, catalog: typeCatalog({ crds: [], examples: objects }), signal: new AbortController().signal,
+    runner, source: () => Promise.resolve(objects), catalog: typeCatalog({ crds: [], examples: objects }), signal: new AbortController().signal,
   };
 }
 
@@ -51,5 +51,18 @@ describe('relatedObjects', () => {
     await expect(relatedObjects(input({ relatedResources: [{ resource: 'secrets' }] }))).rejects.toThrow(
       new RenderError('customize hook: invalid response: relatedResources[0].apiVersion: expected a non-empty string'),
     );
+  });
+});
+
+describe('relatedObjects: the source', () => {
+  it('is asked for the types the rules name, and for Namespaces only when a rule selects namespaces', async () => {
+    const asked: string[][] = [];
+    const source = (types: readonly { kind: string }[]) => {
+      asked.push(types.map((t) => t.kind));
+      return Promise.resolve(objects);
+    };
+    await relatedObjects({ ...input({ relatedResources: [{ apiVersion: 'v1', resource: 'secrets', labelSelector: {} }] }), source });
+    await relatedObjects({ ...input({ relatedResources: [{ apiVersion: 'v1', resource: 'secrets', namespaceSelector: { matchLabels: { team: 'b' } } }] }), source });
+    expect(asked).toEqual([['Secret'], ['Secret', 'Namespace']]);
   });
 });

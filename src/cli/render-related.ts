@@ -14,6 +14,12 @@ import type { HookRunner } from '../hooks/index.ts';
 import { hookFailure } from './render-hook-call.ts';
 import type { ResolvedType, TypeCatalog } from './render-types.ts';
 
+/**
+ * Where related objects come from, once the customize hook has named their types: `loom render`'s
+ * `--related` file, or `loom plan`'s cluster (listed type by type).
+ */
+export type RelatedSource = (types: readonly ResolvedType[]) => Promise<readonly KubeObject[]>;
+
 /** What the customize step needs. */
 export interface RelatedInput {
   /** The controller object, sent as `controller`. */
@@ -22,8 +28,8 @@ export interface RelatedInput {
   parent: KubeObject;
   hook: Hook;
   runner: HookRunner;
-  /** The `--related` objects. */
-  objects: readonly KubeObject[];
+  /** The objects the rules pick from. */
+  source: RelatedSource;
   catalog: TypeCatalog;
   signal: AbortSignal;
 }
@@ -58,33 +64,36 @@ async function askCustomize(input: RelatedInput): Promise<RelatedResourceRule[]>
 }
 
 /** The objects one rule picks; throws a hook failure for a rule that breaks the selection rules. */
-function pick(input: RelatedInput, rule: RelatedResourceRule, type: ResolvedType): KubeObject[] {
+function pick(input: RelatedInput, objects: readonly KubeObject[], rule: RelatedResourceRule, type: ResolvedType): KubeObject[] {
   let selection;
   try {
     selection = relatedSelection(rule, { version: input.hook.version, parentNamespace: input.parent.metadata.namespace, namespaced: type.namespaced });
   } catch (error) {
     throw hookFailure('customize', error);
   }
-  const labels = namespaceLabelsOf(input.objects);
-  return input.objects.filter((obj) => obj.apiVersion === type.apiVersion && obj.kind === type.kind && selects(selection, obj, labels));
+  const labels = namespaceLabelsOf(objects);
+  return objects.filter((obj) => obj.apiVersion === type.apiVersion && obj.kind === type.kind && selects(selection, obj, labels));
 }
 
-/** Calls the customize hook and applies its rules to the `--related` objects. */
+/** Namespaces, whose labels a namespace selector reads. */
+const NAMESPACES: ResolvedType = { apiVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false };
+
+/** Calls the customize hook and applies its rules to the objects of the types they name. */
 export async function relatedObjects(input: RelatedInput): Promise<RelatedResult> {
   const rules = await askCustomize(input);
-  const picked = new Set<KubeObject>();
-  const declaredTypes: ResolvedType[] = [];
   const notes: string[] = [];
-  for (const rule of rules) {
+  const typed = rules.flatMap((rule) => {
     const type = input.catalog.resolve(rule);
-    if (!type) {
-      notes.push(`customize hook: the kind of ${rule.resource}.${rule.apiVersion} is unknown (no CRD with the controller, no such object in --related); the sync hook sees none`);
-      continue;
-    }
-    declaredTypes.push(type);
-    for (const obj of pick(input, rule, type)) picked.add(obj);
-  }
-  // In --related order, as a cache lists them; an object picked by two rules appears once.
-  const objects = input.objects.filter((obj) => picked.has(obj));
+    if (type) return [{ rule, type }];
+    notes.push(`customize hook: the kind of ${rule.resource}.${rule.apiVersion} is unknown (no CRD with the controller, no such object in --related); the sync hook sees none`);
+    return [];
+  });
+  const declaredTypes = typed.map(({ type }) => type);
+  const needsNamespaces = typed.some(({ rule }) => rule.namespaceSelector !== undefined);
+  const available = await input.source(needsNamespaces ? [...declaredTypes, NAMESPACES] : declaredTypes);
+  const picked = new Set<KubeObject>();
+  for (const { rule, type } of typed) for (const obj of pick(input, available, rule, type)) picked.add(obj);
+  // In the source's order, as a cache lists them; an object picked by two rules appears once.
+  const objects = available.filter((obj) => picked.has(obj));
   return { typed: { objects, declaredTypes }, picked: objects.map(describe), notes };
 }
