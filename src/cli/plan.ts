@@ -102,11 +102,16 @@ function liveCatalog(discovery: DiscoverySnapshot): TypeCatalog {
   return { resolve: (rule) => discovery.byResource(rule.apiVersion, rule.resource) };
 }
 
+/** Every object of `type`, across namespaces, with its apiVersion and kind (a list leaves them out of its items). */
+async function listType(client: RestClient, type: ResolvedType): Promise<KubeObject[]> {
+  const list = await client.request<{ items: KubeObject[] }>({ method: 'GET', path: resourcePath({ ...type, subresources: [] }, {}) });
+  return list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind }));
+}
+
 async function listAll(client: RestClient, discovery: DiscoverySnapshot, rule: ResourceRule, where: string): Promise<KubeObject[]> {
   const type = discovery.byResource(rule.apiVersion, rule.resource);
   if (!type) throw new RenderError(`${where}: discovery does not know resource "${rule.resource}" in apiVersion "${rule.apiVersion}"`);
-  const list = await client.request<{ items: KubeObject[] }>({ method: 'GET', path: resourcePath(type, {}) });
-  return list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind }));
+  return listType(client, type);
 }
 
 /**
@@ -118,11 +123,7 @@ function clusterRelated(client: RestClient): RelatedSource {
   const listOf = (type: ResolvedType): Promise<KubeObject[]> => {
     const key = resourceTypeKey(type);
     let list = lists.get(key);
-    if (!list) {
-      list = client.request<{ items: KubeObject[] }>({ method: 'GET', path: resourcePath({ ...type, subresources: [] }, {}) })
-        .then((answer) => answer.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind })));
-      lists.set(key, list);
-    }
+    if (!list) lists.set(key, (list = listType(client, type)));
     return list;
   };
   return async (types) => (await Promise.all(types.map(listOf))).flat();
