@@ -97,7 +97,7 @@ export function planOptions(args: readonly string[]): PlanOptions | 'help' {
   };
 }
 
-/** Types as discovery serves them (the CRDs in the file may not be applied yet, so they come second). */
+/** Types as the cluster's discovery serves them: a plan is of that cluster, whose API server knows its types. */
 function liveCatalog(discovery: DiscoverySnapshot): TypeCatalog {
   return { resolve: (rule) => discovery.byResource(rule.apiVersion, rule.resource) };
 }
