@@ -23,6 +23,9 @@ const ALLOWED: Record<string, readonly string[]> = {
   hooks: ['api'],
   kube: ['api'],
   sdk: ['api'],
+  // One sync per controller kind, written against ports: it reads and writes only through them
+  // (apply/ for the error class of a write not attempted, which its failure message counts).
+  sync: ['api', 'core', 'engine', 'apply'],
   // Controllers report to the metrics; the servers only serve what they are handed.
   metrics: ['api', 'hooks'],
   server: [],

@@ -1,5 +1,5 @@
 /**
- * One CompositeController sync, offline: loom's own sync (controllers/composite/sync-parent.ts, the
+ * One CompositeController sync, offline: loom's own sync (sync/composite-sync.ts, the
  * same steps in the same order, the same decisions) over ports that read the files of a render and
  * record what would be written. The parent is checked against `spec.parentResource`, the finalizer
  * lifecycle decides sync or finalize, `--observed` objects are claimed, customize picks from
@@ -12,10 +12,10 @@ import {
   compositeRequest, decodeCompositeResponse, GROUP_VERSION, groupOf, KINDS, objectKey,
   type CompositeController, type CompositeHookResponse, type KubeObject, type LabelSelector,
 } from '../api/index.ts';
-import type { ParentCall } from '../controllers/composite/parent-hook.ts';
-import { rollingAnswer } from '../controllers/composite/rolling-sync.ts';
-import { syncParent } from '../controllers/composite/sync-parent.ts';
-import type { CompositeSyncPorts } from '../controllers/composite/sync-ports.ts';
+import type { ParentCall } from '../sync/composite-ports.ts';
+import { rollingAnswer } from '../sync/rollout.ts';
+import { syncParent } from '../sync/composite-sync.ts';
+import type { CompositeSyncPorts } from '../sync/composite-ports.ts';
 import {
   desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, usesRollingUpdates, type RevisionWrite,
 } from '../core/index.ts';
@@ -74,7 +74,7 @@ function describeWrite(write: RevisionWrite): string {
 }
 
 /**
- * A rolling controller's answer, as loom's rollout decides it (controllers/composite/rolling-sync.ts):
+ * A rolling controller's answer, as loom's rollout decides it (sync/rollout.ts):
  * the parent's revisions are claimed among the `--observed` ControllerRevisions, the hook is asked once
  * per revision, and the revision writes are recorded.
  */
@@ -124,7 +124,7 @@ interface Recorded {
 }
 
 /**
- * The ports of loom's sync (controllers/composite/sync-ports.ts) over the files of a render: the
+ * The ports of loom's sync (sync/composite-ports.ts) over the files of a render: the
  * parent is the `--parent` file, claims come from `--observed`, customize picks from `--related`, and
  * every write is recorded in `recorded` instead of made.
  */

@@ -8,8 +8,8 @@
  * are printed as a diff. Nothing is written anywhere.
  */
 import { decodeDecoratorResponse, decoratorFinalizer, decoratorRequest, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../api/index.ts';
-import type { DecoratorSyncPorts } from '../controllers/decorator/sync-ports.ts';
-import { syncTarget } from '../controllers/decorator/sync-target.ts';
+import type { DecoratorSyncPorts } from '../sync/decorator-ports.ts';
+import { syncTarget } from '../sync/decorator-sync.ts';
 import { attachmentAnnotations, decorates, normaliseDesiredChildren, type TargetWrites } from '../core/index.ts';
 import { decoratorClaims, type Claims } from './render-claims.ts';
 import {
@@ -63,7 +63,7 @@ interface Recorded {
 }
 
 /**
- * The ports of loom's decorator sync (controllers/decorator/sync-ports.ts) over the files of a render:
+ * The ports of loom's decorator sync (sync/decorator-ports.ts) over the files of a render:
  * the target is the `--parent` file, its attachments come from `--observed`, customize picks from
  * `--related`, and every write is recorded in `recorded` instead of made.
  */

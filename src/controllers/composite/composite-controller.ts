@@ -16,7 +16,7 @@ import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
 import { childHandler, parentHandler, type RoutingContext } from './route-events.ts';
 import { livePorts } from './live-ports.ts';
-import { syncParent } from './sync-parent.ts';
+import { syncParent } from '../../sync/composite-sync.ts';
 
 const CONTROLLER_TYPE = 'CompositeController';
 

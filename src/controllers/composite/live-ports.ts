@@ -11,10 +11,11 @@ import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
-import { validatedAnswer, type ParentCall } from './parent-hook.ts';
+import type { ParentCall } from '../../sync/composite-ports.ts';
+import { validatedAnswer } from './parent-hook.ts';
 import { writeStatus } from './parent-writes.ts';
-import { rollingAnswer, type RollingPorts } from './rolling-sync.ts';
-import type { CompositeSyncPorts } from './sync-ports.ts';
+import { rollingAnswer, type RollingPorts } from '../../sync/rollout.ts';
+import type { CompositeSyncPorts } from '../../sync/composite-ports.ts';
 
 /**
  * Creates a revision. AlreadyExists means the cache has not seen a revision written moments ago: the

@@ -2,24 +2,12 @@
  * Asking a CompositeController's hook about a parent, and checking its answer: the desired children
  * are validated and completed before anything is written, so a garbled answer fails the sync whole.
  */
-import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject, type LabelSelector, type TypedObjects } from '../../api/index.ts';
+import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
 import { normaliseDesiredChildrenInSlices } from '../../core/index.ts';
 import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import { callHook } from '../call-hook.ts';
+import type { ParentCall } from '../../sync/composite-ports.ts';
 import type { CompositeContext } from './context.ts';
-
-/** One question to the hook. */
-export interface ParentCall {
-  /** The parent as it is: children are validated against it and owned by it. */
-  parent: KubeObject;
-  /** The parent the hook is shown; a rolling update shows older revisions of it. Default: `parent`. */
-  shown?: KubeObject | undefined;
-  claimed: KubeObject[];
-  finalizing: boolean;
-  selector: LabelSelector;
-  /** The related objects of `parent` (customize asked about the parent as it is, never a revision). */
-  related?: TypedObjects | undefined;
-}
 
 /** The hook's answer, its children validated and completed for writing. */
 export async function validatedAnswer(ctx: CompositeContext, call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse> {

@@ -16,7 +16,7 @@ import type { DecoratorContext } from './context.ts';
 import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts';
 import { targetAt, targetKey, targetKeyId, type TargetKey } from './target-key.ts';
 import { livePorts } from './live-ports.ts';
-import { syncTarget } from './sync-target.ts';
+import { syncTarget } from '../../sync/decorator-sync.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
 

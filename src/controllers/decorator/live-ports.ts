@@ -10,7 +10,7 @@ import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
 import type { DecoratorContext } from './context.ts';
-import type { DecoratorSyncPorts, TargetCall } from './sync-ports.ts';
+import type { DecoratorSyncPorts, TargetCall } from '../../sync/decorator-ports.ts';
 import { targetAt, type TargetKey } from './target-key.ts';
 
 /** The attachments of `target`: objects it controls that carry this decorator's annotation. */

@@ -4,12 +4,12 @@
  * real cluster are exercised by the integration suite.)
  */
 import { describe, expect, it } from 'vitest';
-import { parseDecoratorController, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../../api/index.ts';
-import { withField } from '../../api/testdata/load.test-support.ts';
-import { minimalDecorator } from '../../api/testdata/manifests.test-support.ts';
-import type { TargetWrites } from '../../core/index.ts';
-import type { DecoratorSyncPorts } from './sync-ports.ts';
-import { syncTarget } from './sync-target.ts';
+import { parseDecoratorController, type DecoratorController, type DecoratorHookResponse, type KubeObject } from '../api/index.ts';
+import { withField } from '../api/testdata/load.test-support.ts';
+import { minimalDecorator } from '../api/testdata/manifests.test-support.ts';
+import type { TargetWrites } from '../core/index.ts';
+import type { DecoratorSyncPorts } from './decorator-ports.ts';
+import { syncTarget } from './decorator-sync.ts';
 
 function controllerOf(manifest: unknown): DecoratorController {
   const parsed = parseDecoratorController(manifest);

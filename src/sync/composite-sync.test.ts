@@ -4,13 +4,13 @@
  * the integration suite.)
  */
 import { describe, expect, it } from 'vitest';
-import { parseCompositeController, type CompositeController, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
-import { withField } from '../../api/testdata/load.test-support.ts';
-import { minimalComposite } from '../../api/testdata/manifests.test-support.ts';
-import { finalizerName } from '../../core/index.ts';
-import type { ParentCall } from './parent-hook.ts';
-import { syncParent } from './sync-parent.ts';
-import type { CompositeSyncPorts } from './sync-ports.ts';
+import { parseCompositeController, type CompositeController, type CompositeHookResponse, type KubeObject } from '../api/index.ts';
+import { withField } from '../api/testdata/load.test-support.ts';
+import { minimalComposite } from '../api/testdata/manifests.test-support.ts';
+import { finalizerName } from '../core/index.ts';
+import type { ParentCall } from './composite-ports.ts';
+import { syncParent } from './composite-sync.ts';
+import type { CompositeSyncPorts } from './composite-ports.ts';
 
 function controllerOf(manifest: unknown): CompositeController {
   const parsed = parseCompositeController(manifest);

@@ -4,13 +4,13 @@
  * validation of the desired attachments, the target's labels, annotations and status, then the
  * attachment writes. Reads come from the caches. Nothing is written before the hook's answer has been
  * validated, so a failing or garbled hook changes nothing. Written against {@link DecoratorSyncPorts}: the
- * cluster's in live-ports.ts.
+ * cluster's in controllers/decorator/live-ports.ts.
  */
-import type { DecoratorController } from '../../api/index.ts';
-import { afterFinalize, decideLifecycle, planTargetWrites } from '../../core/index.ts';
-import type { ReconcileResult } from '../../engine/index.ts';
-import { writeFailures } from '../write-failures.ts';
-import type { DecoratorSyncPorts } from './sync-ports.ts';
+import type { DecoratorController } from '../api/index.ts';
+import { afterFinalize, decideLifecycle, planTargetWrites } from '../core/index.ts';
+import type { ReconcileResult } from '../engine/index.ts';
+import { writeFailures } from './write-failures.ts';
+import type { DecoratorSyncPorts } from './decorator-ports.ts';
 
 /** The decorator a sync is for: its spec and its finalizer's name. */
 export interface DecoratorSyncController {

@@ -1,11 +1,24 @@
 /**
  * What one sync of a CompositeController parent does to the world, step by step: the ports
- * `syncParent` (sync-parent.ts) is written against. The running controller implements them over the
- * cluster (live-ports.ts); a test, or an offline tool, implements them over anything else. The order of
+ * `syncParent` (composite-sync.ts) is written against. The running controller implements them over
+ * the cluster (controllers/composite/live-ports.ts); `loom render` and `loom plan` over files and
+ * read-only lists (cli/render-composite.ts). The order of
  * the steps and every decision between them stay in one place, `syncParent`.
  */
-import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../../api/index.ts';
-import type { ParentCall } from './parent-hook.ts';
+import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
+
+/** One question to the hook. */
+export interface ParentCall {
+  /** The parent as it is: children are validated against it and owned by it. */
+  parent: KubeObject;
+  /** The parent the hook is shown; a rolling update shows older revisions of it. Default: `parent`. */
+  shown?: KubeObject | undefined;
+  claimed: KubeObject[];
+  finalizing: boolean;
+  selector: LabelSelector;
+  /** The related objects of `parent` (customize asked about the parent as it is, never a revision). */
+  related?: TypedObjects | undefined;
+}
 
 /** The steps of a sync that read or write. */
 export interface CompositeSyncPorts {

@@ -4,13 +4,13 @@
  * child writes, status. Reads come from the caches; the only uncached reads are the parent check before
  * an adoption and, when a create finds a child's name taken, the read of the object holding it. No child
  * is created, changed or deleted before the hook's answer has been validated, so a failing or garbled
- * hook never deletes a child. Written against {@link CompositeSyncPorts}: the cluster's in live-ports.ts.
+ * hook never deletes a child. Written against {@link CompositeSyncPorts}: the cluster's in controllers/composite/live-ports.ts.
  */
-import { matchesSelector, type CompositeController, type KubeObject } from '../../api/index.ts';
-import { afterFinalize, decideLifecycle, parentSelector, type LifecycleDecision } from '../../core/index.ts';
-import type { ReconcileResult } from '../../engine/index.ts';
-import { writeFailures } from '../write-failures.ts';
-import type { CompositeSyncPorts } from './sync-ports.ts';
+import { matchesSelector, type CompositeController, type KubeObject } from '../api/index.ts';
+import { afterFinalize, decideLifecycle, parentSelector, type LifecycleDecision } from '../core/index.ts';
+import type { ReconcileResult } from '../engine/index.ts';
+import { writeFailures } from './write-failures.ts';
+import type { CompositeSyncPorts } from './composite-ports.ts';
 
 /** The controller a sync is for: its spec and its finalizer's name. */
 export interface CompositeSyncController {

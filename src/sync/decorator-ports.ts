@@ -1,11 +1,12 @@
 /**
  * What one sync of a DecoratorController target does to the world, step by step: the ports
- * `syncTarget` (sync-target.ts) is written against. The running controller implements them over the
- * cluster (live-ports.ts); `loom render` over its files. The order of the steps and every decision
+ * `syncTarget` (decorator-sync.ts) is written against. The running controller implements them over the
+ * cluster (controllers/decorator/live-ports.ts); `loom render` and `loom plan` over files and
+ * read-only lists (cli/render-decorator.ts). The order of the steps and every decision
  * between them stay in one place, `syncTarget`.
  */
-import type { DecoratorHookResponse, KubeObject, TypedObjects } from '../../api/index.ts';
-import type { TargetWrites } from '../../core/index.ts';
+import type { DecoratorHookResponse, KubeObject, TypedObjects } from '../api/index.ts';
+import type { TargetWrites } from '../core/index.ts';
 
 /** The target a key names, as far as a sync needs it. */
 export interface SyncedTarget {
