@@ -3,7 +3,7 @@
  * user gave, and the checks that keep them valid for the API server: a CRD whose kind, plural or
  * group it rejects would only fail at `kubectl apply`, long after the scaffold was written.
  */
-import { regularPlural } from './render-types.ts';
+import { regularPlural } from '../offline/render-types.ts';
 
 /** What the user chose. */
 export interface ApiType {

@@ -21,16 +21,16 @@ import { commandOptions, type CommandStreams } from './command-options.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
 import { formatNotes, formatReport } from './render.ts';
-import { renderComposite } from './render-composite.ts';
-import type { RenderContext, RenderReport } from './render-context.ts';
-import { renderDecorator } from './render-decorator.ts';
-import { RenderError } from './render-error.ts';
-import { renderRunners } from './render-hooks.ts';
-import { loadController, type LoadedController } from './render-inputs.ts';
-import { loadHookModule } from './render-module-hook.ts';
-import type { DryRunApply } from './render-plan.ts';
-import type { RelatedSource } from './render-related.ts';
-import type { ResolvedType, TypeCatalog } from './render-types.ts';
+import { renderComposite } from '../offline/render-composite.ts';
+import type { RenderContext, RenderReport } from '../offline/render-context.ts';
+import { renderDecorator } from '../offline/render-decorator.ts';
+import { RenderError } from '../offline/render-error.ts';
+import { renderRunners } from '../offline/render-hooks.ts';
+import { loadController, type LoadedController } from '../offline/render-inputs.ts';
+import { loadHookModule } from '../offline/render-module-hook.ts';
+import type { DryRunApply } from '../offline/render-plan.ts';
+import type { RelatedSource } from '../offline/render-related.ts';
+import type { ResolvedType, TypeCatalog } from '../offline/render-types.ts';
 
 /** The help text of `loom plan`. */
 export const PLAN_USAGE = `usage: loom plan --controller FILE [--hook-module FILE] [--kubeconfig FILE] [--context NAME]

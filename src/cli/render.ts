@@ -17,14 +17,14 @@ import { systemClock, type Clock } from '../engine/index.ts';
 import { formatError } from './format-error.ts';
 import { commandOptions } from './command-options.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
-import { renderComposite } from './render-composite.ts';
-import type { RenderContext, RenderReport } from './render-context.ts';
-import { renderDecorator } from './render-decorator.ts';
-import { RenderError, throwIfAny } from './render-error.ts';
-import { renderRunners } from './render-hooks.ts';
-import { loadController, loadObjects, loadParent, type LoadedController } from './render-inputs.ts';
-import { loadHookModule } from './render-module-hook.ts';
-import { declaredScope, typeCatalog } from './render-types.ts';
+import { renderComposite } from '../offline/render-composite.ts';
+import type { RenderContext, RenderReport } from '../offline/render-context.ts';
+import { renderDecorator } from '../offline/render-decorator.ts';
+import { RenderError, throwIfAny } from '../offline/render-error.ts';
+import { renderRunners } from '../offline/render-hooks.ts';
+import { loadController, loadObjects, loadParent, type LoadedController } from '../offline/render-inputs.ts';
+import { loadHookModule } from '../offline/render-module-hook.ts';
+import { declaredScope, typeCatalog } from '../offline/render-types.ts';
 import type { ReadTextFile } from './validate.ts';
 
 /** The help text of `loom render`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/index.ts';
-import { RenderError } from './render-error.ts';
+import { RenderError } from '../offline/render-error.ts';
 import { typesModule, type TypesSource } from './types-module.ts';
 
 const COMMAND = 'loom types in.yaml';

@@ -8,8 +8,8 @@ import {
   API_GROUP, formatProblem, KINDS, parseCompositeController, parseDecoratorController,
   typeKey, type CompositeController, type DecoratorController, type KubeObject, type ParseResult, type ResourceRule,
 } from '../api/index.ts';
-import { throwIfAny } from './render-error.ts';
-import { typeCatalog, type TypeCatalog } from './render-types.ts';
+import { throwIfAny } from '../offline/render-error.ts';
+import { typeCatalog, type TypeCatalog } from '../offline/render-types.ts';
 import { builtInType } from './types-builtin.ts';
 import { compositeDeclarations, decoratorDeclarations, type ControllerDeclarations } from './types-controllers.ts';
 import { crdTypes } from './types-crd.ts';

@@ -9,8 +9,8 @@ import { resolve } from 'node:path';
 import { formatError } from './format-error.ts';
 import { commandOptions } from './command-options.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
-import { RenderError, throwIfAny } from './render-error.ts';
-import { loadObjects } from './render-inputs.ts';
+import { RenderError, throwIfAny } from '../offline/render-error.ts';
+import { loadObjects } from '../offline/render-inputs.ts';
 import { typesModule, type TypesSource } from './types-module.ts';
 import type { ReadTextFile } from './validate.ts';
 

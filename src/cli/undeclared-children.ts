@@ -7,7 +7,7 @@
  */
 import { groupOf, type FieldProblem, type Hook, type KubeObject, type ResourceRule } from '../api/index.ts';
 import { literalObjects, type LiteralObject } from './literal-objects.ts';
-import { regularPlural, typeCatalog } from './render-types.ts';
+import { regularPlural, typeCatalog } from '../offline/render-types.ts';
 
 /** What the check needs of a parsed controller. */
 export interface DeclaredObjects {

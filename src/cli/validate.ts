@@ -24,6 +24,7 @@ import {
   type ParseResult,
   isRecord,
 } from '../api/index.ts';
+import type { ReadTextFile } from '../offline/render-inputs.ts';
 import { undeclaredChildren, type UndeclaredChildren } from './undeclared-children.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
@@ -38,8 +39,8 @@ export interface ValidationResult {
   skipped: number;
 }
 
-/** Reads one file as UTF-8 text; rejects when it cannot. */
-export type ReadTextFile = (path: string) => Promise<string>;
+/** Reads one file as UTF-8 text (the offline tools' own file reader type). */
+export type { ReadTextFile };
 
 /** What the checks found in one document. */
 interface DocumentReport {

@@ -2,7 +2,7 @@
  * What one sync of a DecoratorController target does to the world, step by step: the ports
  * `syncTarget` (decorator-sync.ts) is written against. The running controller implements them over the
  * cluster (controllers/decorator/live-ports.ts); `loom render` and `loom plan` over files and
- * read-only lists (cli/render-decorator.ts). The order of the steps and every decision
+ * read-only lists (offline/render-decorator.ts). The order of the steps and every decision
  * between them stay in one place, `syncTarget`.
  */
 import type { DecoratorHookResponse, KubeObject, TypedObjects } from '../api/index.ts';

@@ -3,7 +3,7 @@
  * parent's ControllerRevisions are claimed, the hook is asked once per revision (the parent as of that
  * revision), one child at a time moves to the latest revision as status checks allow, and the revisions
  * are written (through the ports) before any child is touched — so a rollout's progress survives a restart.
- * Written against {@link RollingPorts}: the cluster's in controllers/composite/live-ports.ts, the render's in cli/render-composite.ts.
+ * Written against {@link RollingPorts}: the cluster's in controllers/composite/live-ports.ts, the render's in offline/render-composite.ts.
  */
 import { groupOf, matchesSelector, type CompositeController, type CompositeHookResponse, type ControllerRevision, type KubeObject, type LabelSelector } from '../api/index.ts';
 import { planRollout, revisionSelector, revisionSet, type RevisionChildRef, type RevisionWrite, type RolloutInput } from '../core/index.ts';

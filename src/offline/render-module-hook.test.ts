@@ -8,7 +8,7 @@ import { HookError } from '../hooks/index.ts';
 import { RenderError } from './render-error.ts';
 import { loadHookModule, moduleHookRunner, type InjectableApp } from './render-module-hook.ts';
 
-const MODULES = fileURLToPath(new URL('testdata/render/module/', import.meta.url));
+const MODULES = fileURLToPath(new URL('../cli/testdata/render/module/', import.meta.url));
 const never = new AbortController().signal;
 
 /** An app answering every request with `status` and `body`, recording what it was sent. */

@@ -10,7 +10,8 @@ import {
   type CompositeController, type DecoratorController, type FieldProblem, type KubeObject,
 } from '../api/index.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
-import type { ReadTextFile } from './validate.ts';
+/** Reads one file as UTF-8 text; rejects when it cannot. */
+export type ReadTextFile = (path: string) => Promise<string>;
 
 /** A controller manifest, parsed as loom parses the controllers it runs. */
 export type LoadedController = (
