@@ -18,12 +18,12 @@ import type { KubeObject } from '../api/object.ts';
 
 /** The record of one successful apply, kept by the caller (in memory) per child identity. */
 export interface AppliedRecord {
-  /** `metadata.uid` of the object the apply returned. */
-  uid: string;
+  /** `metadata.uid` of the object the apply returned (absent only for an object that has none: one in a file). */
+  uid: string | undefined;
   /** {@link fingerprintOf} the desired object that was applied. */
   hash: string;
-  /** `metadata.resourceVersion` of the object the apply returned. */
-  resourceVersion: string;
+  /** `metadata.resourceVersion` of the object the apply returned (absent as `uid` is). */
+  resourceVersion: string | undefined;
 }
 
 /** A stable content hash of a desired object: hex sha256 of its {@link canonicalJson}. */

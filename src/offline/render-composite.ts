@@ -21,7 +21,7 @@ import {
 } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type ManagedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
@@ -42,7 +42,7 @@ function checkParentType(ctx: RenderContext, controller: CompositeController): v
 }
 
 /** The hook's children, validated and completed as loom applies them. */
-function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; response: CompositeHookResponse; selector: LabelSelector; types: readonly ManagedType[]; which: string; generateSelector: boolean }): KubeObject[] {
+function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; response: CompositeHookResponse; selector: LabelSelector; types: readonly PlannedType[]; which: string; generateSelector: boolean }): KubeObject[] {
   const result = normaliseDesiredChildren({
     parent: input.parent, children: input.response.children, selector: input.selector, generateSelector: input.generateSelector,
     declaredTypes: input.types.map(({ type }) => type), applyStrategy: ctx.applyStrategy,
@@ -115,7 +115,7 @@ interface Recorded {
   finalizer?: string | undefined;
   related?: RelatedResult | undefined;
   children?: KubeObject[];
-  types?: ManagedType[];
+  types?: PlannedType[];
   status?: unknown;
   resyncAfterSeconds?: number | undefined;
   finalized?: boolean | undefined;

@@ -84,7 +84,7 @@ export interface OwnedType {
 }
 
 /** A known owned type and its update method. */
-export interface ManagedType {
+export interface PlannedType {
   type: ResolvedType;
   method: UpdateMethod;
 }
@@ -101,7 +101,7 @@ export function ownedTypes(ctx: RenderContext, rules: readonly OwnedRule[], fiel
 }
 
 /** Every owned type known once the hook answered: unknown ones filled in from its desired objects. */
-export function knownTypes(owned: readonly OwnedType[], desired: readonly KubeObject[], parent: KubeObject): ManagedType[] {
+export function knownTypes(owned: readonly OwnedType[], desired: readonly KubeObject[], parent: KubeObject): PlannedType[] {
   return owned.flatMap(({ rule, type }) => {
     const known = type ?? typeFromDesired(rule, desired, parent);
     return known ? [{ type: known, method: rule.updateStrategy.method }] : [];
@@ -109,7 +109,7 @@ export function knownTypes(owned: readonly OwnedType[], desired: readonly KubeOb
 }
 
 /** The plan of the owned objects, when `--observed` was given and loom would manage them. */
-export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; manage: boolean; types: readonly ManagedType[] }): Promise<PlanEntry[] | undefined> {
+export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; manage: boolean; types: readonly PlannedType[] }): Promise<PlanEntry[] | undefined> {
   if (!ctx.observed) return undefined;
   if (!input.manage) {
     ctx.notes.push('no plan: the parent is being deleted, so loom leaves its children to the garbage collector');

@@ -13,7 +13,7 @@ import { syncTarget } from '../sync/decorator-sync.ts';
 import { attachmentAnnotations, decorates, normaliseDesiredChildren, type TargetWrites } from '../core/index.ts';
 import { decoratorClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type ManagedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { diffPaths } from './render-diff.ts';
 import { RenderError } from './render-error.ts';
@@ -29,7 +29,7 @@ function rulesForTarget(ctx: RenderContext, controller: DecoratorController): De
   throw new RenderError(`${ctx.parentFile}: kind: ${parent.kind} (${parent.apiVersion}) is not one of spec.resources (${named}) of ${ctx.loaded.where.slice(0, -2)}; for an irregular plural, put the CRD in that file`);
 }
 
-function desiredAttachments(ctx: RenderContext, input: { target: KubeObject; response: DecoratorHookResponse; types: readonly ManagedType[]; controllerName: string; which: string }): KubeObject[] {
+function desiredAttachments(ctx: RenderContext, input: { target: KubeObject; response: DecoratorHookResponse; types: readonly PlannedType[]; controllerName: string; which: string }): KubeObject[] {
   const result = normaliseDesiredChildren({
     parent: input.target, children: input.response.attachments, generateSelector: false, annotations: attachmentAnnotations(input.controllerName),
     declaredTypes: input.types.map(({ type }) => type), applyStrategy: ctx.applyStrategy,
@@ -55,7 +55,7 @@ interface Recorded {
   related?: RelatedResult | undefined;
   response?: DecoratorHookResponse;
   attachments?: KubeObject[];
-  types?: ManagedType[];
+  types?: PlannedType[];
   finalized?: boolean | undefined;
   claims?: Claims;
   writes?: TargetWrites;

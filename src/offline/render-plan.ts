@@ -92,7 +92,7 @@ function applied(have: KubeObject, want: KubeObject, dryRun: DryRunAnswer | unde
  * observed file may lack uid and resourceVersion: the record then matches their absence.
  */
 function vouchFor(observed: KubeObject, desired: KubeObject): AppliedRecord {
-  return { uid: observed.metadata.uid, resourceVersion: observed.metadata.resourceVersion, hash: fingerprintOf(desired) } as AppliedRecord;
+  return { uid: observed.metadata.uid, resourceVersion: observed.metadata.resourceVersion, hash: fingerprintOf(desired) };
 }
 
 function actionOf(decision: ChildDecision, method: UpdateMethod): string {
