@@ -19,7 +19,7 @@ import {
   matchesSelector, parseCompositeController, parseDecoratorController,
   type AnnotationSelector, type DecoratorResourceRule, type Hook, type KubeObject, type LabelSelector, type ParentResourceRule, type Webhook,
 } from '../src/api/index.ts';
-import { typeCatalog } from '../src/cli/render-types.ts';
+import { typeCatalog } from '../src/offline/render-types.ts';
 import { validateFiles } from '../src/cli/validate.ts';
 
 const EXAMPLES = new URL('./', import.meta.url);
