@@ -3,7 +3,9 @@
  * the hook and, for a webhook, the URL), `<hook> hook: invalid response: <field>: <problem>` for an
  * answer that breaks the protocol, and a hint when a webhook is not listening.
  */
-import { HookResponseError, responseModeOf, type DecodedResponse, type Hook, type HookVersion, type ResponseUnmarshalMode } from '../api/index.ts';
+import { pino } from 'pino';
+import { HookResponseError, type DecodedResponse, type Hook, type HookVersion, type ResponseUnmarshalMode } from '../api/index.ts';
+import { callHook } from '../sync/call-hook.ts';
 import { errorChain } from '../engine/index.ts';
 import { HookError, HookRetryAfterError, type HookRunner } from '../hooks/index.ts';
 import { RenderError } from './render-error.ts';
@@ -37,13 +39,20 @@ export interface RenderHookCall<T> {
   signal: AbortSignal;
 }
 
-/** Calls the hook and decodes its answer in the hook's mode; every failure is a {@link RenderError}. */
+/** Fields loom ignores in an answer are logged at debug level by a running loom; render does not say them. */
+const QUIET = pino({ level: 'silent' });
+
+/**
+ * Calls the hook as loom calls it (sync/call-hook.ts: the request for the hook's version, the answer
+ * decoded in its mode); every failure is a {@link RenderError}.
+ */
 export async function callRenderHook<T>(call: RenderHookCall<T>): Promise<T> {
   const { which, spec, runner } = call;
   if (!spec || !runner) throw new RenderError(`${call.where}spec.hooks.${which}: is not defined, so loom would fail every sync of this parent`);
   try {
-    const raw = await runner.call(call.request(spec.version), call.signal);
-    return call.decode(raw, responseModeOf(spec)).response;
+    return await callHook({
+      which, spec, runner, request: (version) => Promise.resolve(call.request(version)), decode: (raw, mode) => call.decode(raw, mode), logger: QUIET,
+    }, call.signal);
   } catch (error) {
     throw hookFailure(which, error);
   }

@@ -5,7 +5,7 @@
 import { compositeRequest, decodeCompositeResponse, type CompositeHookResponse, type KubeObject } from '../../api/index.ts';
 import { normaliseDesiredChildrenInSlices } from '../../core/index.ts';
 import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
-import { callHook } from '../call-hook.ts';
+import { callHook } from '../../sync/call-hook.ts';
 import type { ParentCall } from '../../sync/composite-ports.ts';
 import type { CompositeContext } from './context.ts';
 

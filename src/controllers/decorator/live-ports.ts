@@ -5,7 +5,7 @@
 import { decodeDecoratorResponse, decoratorRequest, type KubeObject } from '../../api/index.ts';
 import { attachmentAnnotations, decorates, isAttachmentOf, normaliseDesiredChildrenInSlices, whyNotAttachment, type TargetWrites } from '../../core/index.ts';
 import { isNotFound } from '../../kube/index.ts';
-import { callHook } from '../call-hook.ts';
+import { callHook } from '../../sync/call-hook.ts';
 import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import { manageChildren } from '../manage-children.ts';
 import { setFinalizer } from '../set-finalizer.ts';
