@@ -98,7 +98,7 @@ export function readme(scaffold: Scaffold): string {
   const how = scaffold.controller === 'composite' ? 'owned by it' : 'attached to it';
   return `# ${controllerName}
 
-A controller for \`${kind}\` (\`${apiVersion}\`), run by [loom](https://www.npmjs.com/package/kube-loom)
+A controller for \`${kind}\` (\`${apiVersion}\`), run by loom (the \`kube-loom\` package)
 and scaffolded by \`loom init\`. Each ${kind} gets a ConfigMap of the same name, ${how}, holding
 its \`spec.message\`; its status says whether that ConfigMap exists (\`ready\`). Replace that with
 your own logic: the tests and the render golden are there to keep it honest.
