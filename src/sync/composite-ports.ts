@@ -2,8 +2,8 @@
  * What one sync of a CompositeController parent does to the world, step by step: the ports
  * `syncParent` (composite-sync.ts) is written against. The running controller implements them over
  * the cluster (controllers/composite/live-ports.ts); `loom render` and `loom plan` over files and
- * read-only lists (offline/render-composite.ts). The order of
- * the steps and every decision between them stay in one place, `syncParent`.
+ * read-only lists (offline/render-composite.ts). The order of the steps and every decision between
+ * them stay in one place, `syncParent`.
  */
 import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
 
