@@ -21,7 +21,7 @@ import {
 } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
@@ -172,7 +172,7 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       return response;
     },
     manageChildren: async (_obj, _selector, desired) => {
-      recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], manage: true, types: recorded.types ?? [] });
+      recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], types: recorded.types ?? [] });
       return [];
     },
     writeStatus: (obj, hookStatus) => {
@@ -204,7 +204,7 @@ export async function renderComposite(ctx: RenderContext, controller: CompositeC
     throw new RenderError(`${ctx.parentFile}: metadata.labels: do not match spec.parentResource.labelSelector, so loom would not sync this parent`);
   }
   // No child writes: the parent is being deleted and its children are the garbage collector's.
-  if (recorded.plan === undefined) recorded.plan = await planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
+  if (recorded.plan === undefined) noteNoPlan(ctx);
   // Absent values are left out of the printed report.
   return {
     hook: recorded.hook,

@@ -108,13 +108,17 @@ export function knownTypes(owned: readonly OwnedType[], desired: readonly KubeOb
   });
 }
 
-/** The plan of the owned objects, when `--observed` was given and loom would manage them. */
-export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; manage: boolean; types: readonly PlannedType[] }): Promise<PlanEntry[] | undefined> {
+/**
+ * Says why there is no plan when `--observed` was given but the sync wrote no child: the parent is
+ * being deleted, so loom leaves its children to the garbage collector.
+ */
+export function noteNoPlan(ctx: RenderContext): void {
+  if (ctx.observed) ctx.notes.push('no plan: the parent is being deleted, so loom leaves its children to the garbage collector');
+}
+
+/** The plan of the owned objects loom would manage, when `--observed` was given. */
+export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[] }): Promise<PlanEntry[] | undefined> {
   if (!ctx.observed) return undefined;
-  if (!input.manage) {
-    ctx.notes.push('no plan: the parent is being deleted, so loom leaves its children to the garbage collector');
-    return undefined;
-  }
   const methodFor = (apiVersion: string, kind: string): UpdateMethod =>
     input.types.find(({ type }) => type.apiVersion === apiVersion && type.kind === kind)?.method ?? 'OnDelete';
   const dryRuns = ctx.dryRun && ctx.applyStrategy === 'server-side-apply' ? await dryRunAll(ctx.dryRun, input.desired) : undefined;

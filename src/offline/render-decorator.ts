@@ -13,7 +13,7 @@ import { syncTarget } from '../sync/decorator-sync.ts';
 import { attachmentAnnotations, decorates, normaliseDesiredChildren, type TargetWrites } from '../core/index.ts';
 import { decoratorClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { diffPaths } from './render-diff.ts';
 import { RenderError } from './render-error.ts';
@@ -109,7 +109,7 @@ function offlinePorts(ctx: RenderContext, controller: DecoratorController, targe
       return Promise.resolve();
     },
     manageAttachments: async (_obj, desired, observed) => {
-      recorded.plan = await planFor(ctx, { desired, observed, manage: true, types: recorded.types ?? [] });
+      recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [] });
       return [];
     },
   };
@@ -125,7 +125,7 @@ export async function renderDecorator(ctx: RenderContext, controller: DecoratorC
     throw new RenderError(`${ctx.parentFile}: metadata: the labels and annotations do not match the selectors of spec.resources, so loom would not sync this target`);
   }
   // No attachment writes: the target is being deleted and its attachments are the garbage collector's.
-  if (recorded.plan === undefined) recorded.plan = await planFor(ctx, { desired: [], observed: [], manage: false, types: [] });
+  if (recorded.plan === undefined) noteNoPlan(ctx);
   // Absent values are left out of the printed report.
   return {
     hook: recorded.hook,
