@@ -11,11 +11,12 @@
  * hook.
  */
 import { readFile } from 'node:fs/promises';
-import { controllerRefOf, objectKey, resourceTypeKey, type KubeObject, type ResourceRule } from '../api/index.ts';
+import { objectKey, resourceTypeKey, type KubeObject, type ResourceRule } from '../api/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import { systemClock } from '../engine/index.ts';
 import {
-  createObjectWriter, createRestClient, discover, KubeApiError, loadKubeConfig, resourcePath, type DiscoverySnapshot, type KubeEnvironment, type RestClient,
+  createObjectStore, createObjectWriter, createRestClient, discover, KubeApiError, loadKubeConfig, resourcePath,
+  type DiscoverySnapshot, type KubeEnvironment, type ReadonlyObjectStore, type RestClient,
 } from '../kube/index.ts';
 import { commandOptions, type CommandStreams } from './command-options.ts';
 import { formatError } from './format-error.ts';
@@ -108,10 +109,17 @@ async function listType(client: RestClient, type: ResolvedType): Promise<KubeObj
   return list.items.map((item) => ({ ...item, apiVersion: type.apiVersion, kind: type.kind }));
 }
 
-async function listAll(client: RestClient, discovery: DiscoverySnapshot, rule: ResourceRule, where: string): Promise<KubeObject[]> {
+/** The type `rule` names, as discovery serves it. */
+function typeOf(discovery: DiscoverySnapshot, rule: ResourceRule, where: string): ResolvedType {
   const type = discovery.byResource(rule.apiVersion, rule.resource);
   if (!type) throw new RenderError(`${where}: discovery does not know resource "${rule.resource}" in apiVersion "${rule.apiVersion}"`);
-  return listType(client, type);
+  return type;
+}
+
+/** The objects of one type a parent may own, in the store loom's claims read: indexed by owner, orphans by namespace. */
+interface OwnedObjects {
+  namespaced: boolean;
+  store: ReadonlyObjectStore;
 }
 
 /**
@@ -130,25 +138,31 @@ function clusterRelated(client: RestClient): RelatedSource {
 }
 
 /** The parents (targets) and the objects they may own (children, attachments), read from the cluster. */
-async function readCluster(client: RestClient, discovery: DiscoverySnapshot, loaded: LoadedController): Promise<{ parents: KubeObject[]; owned: KubeObject[] }> {
-  const { where } = loaded;
+async function readCluster(client: RestClient, discovery: DiscoverySnapshot, loaded: LoadedController): Promise<{ parents: KubeObject[]; owned: OwnedObjects[] }> {
+  const where = `${loaded.where}spec`;
   const parentRules = loaded.kind === 'composite' ? [loaded.controller.spec.parentResource] : loaded.controller.spec.resources;
   const ownedRules = loaded.kind === 'composite' ? loaded.controller.spec.childResources : loaded.controller.spec.attachments;
   const [parents, owned] = await Promise.all([
-    Promise.all(parentRules.map((rule) => listAll(client, discovery, rule, `${where}spec`))).then((lists) => lists.flat()),
-    Promise.all(ownedRules.map((rule) => listAll(client, discovery, rule, `${where}spec`))).then((lists) => lists.flat()),
+    Promise.all(parentRules.map((rule) => listType(client, typeOf(discovery, rule, where)))).then((lists) => lists.flat()),
+    Promise.all(ownedRules.map(async (rule) => {
+      const type = typeOf(discovery, rule, where);
+      const store = createObjectStore();
+      for (const obj of await listType(client, type)) store.upsert(obj);
+      return { namespaced: type.namespaced, store };
+    })),
   ]);
   return { parents, owned };
 }
 
 /**
- * Whether `obj` is the parent's to claim, adopt or release: controlled by it, or an orphan where it
- * could adopt one (its namespace, or anywhere for a cluster-scoped parent). Others are other parents'.
+ * What `parent` may claim, adopt or release, as loom's claim reads its caches: the objects it
+ * controls, and the orphans where it could adopt one (its namespace, or any for a cluster-scoped
+ * parent). Other parents' objects are left out.
  */
-function mayBelongTo(obj: KubeObject, parent: KubeObject): boolean {
-  const ref = controllerRefOf(obj);
-  if (ref) return ref.uid === parent.metadata.uid;
-  return parent.metadata.namespace === undefined || obj.metadata.namespace === parent.metadata.namespace;
+function claimable(owned: readonly OwnedObjects[], parent: KubeObject): KubeObject[] {
+  return owned.flatMap(({ namespaced, store }) => [
+    ...store.byControllerUid(parent.metadata.uid ?? ''), ...store.orphans(namespaced ? parent.metadata.namespace : undefined),
+  ]);
 }
 
 /** API answers that say "not now" rather than "not this": the plan fails on them instead of calling the write refused. */
@@ -199,7 +213,7 @@ export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): P
     for (const parent of parents) {
       const name = `${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '')}`;
       const ctx: RenderContext = {
-        loaded, parentFile: name, parent, observed: owned.filter((obj) => mayBelongTo(obj, parent)), related: undefined, catalog: liveCatalog(discovery),
+        loaded, parentFile: name, parent, observed: claimable(owned, parent), related: undefined, catalog: liveCatalog(discovery),
         runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes, dryRun, relatedSource,
       };
       const report = await renderOne(ctx, loaded);
