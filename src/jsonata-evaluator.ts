@@ -5,8 +5,12 @@
  * exits when loom goes away: at once when idle, else when the evaluation in progress ends (its step
  * budget ends most; only a single native call that loom would have killed runs on to its end).
  */
-import { systemClock } from './engine/index.ts';
-import { createEvaluatorService, DEFAULT_MAX_RESPONSE_BYTES, type EvaluatorRequest } from './hooks/index.ts';
+// Straight to the modules it runs, not through the folders' indexes: each evaluator process then
+// loads JSONata and little else (about 10 MiB less resident memory than the whole hooks folder).
+import { systemClock } from './engine/clock.ts';
+import type { EvaluatorRequest } from './hooks/evaluator-protocol.ts';
+import { createEvaluatorService } from './hooks/evaluator-service.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './hooks/response-limit.ts';
 
 if (process.send === undefined) {
   process.stderr.write('jsonata-evaluator: start it from loom (it needs an IPC channel)\n');

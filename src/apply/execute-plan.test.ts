@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
 import type { AppliedRecord, ChildDecision } from '../core/index.ts';
 import { KubeApiError, type ApplyOptions, type ObjectRef, type ObjectWriter } from '../kube/index.ts';
-import { childKey, executePlan } from './execute-plan.ts';
+import { childKey, executePlan, WRITES_IN_FLIGHT } from './execute-plan.ts';
 
 const child = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'web-config' };
 const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default' }, data: { a: '1' } };
@@ -159,5 +159,50 @@ describe('executePlan: server-side-apply update with a takeover', () => {
       'taking over the fields of ConfigMap default/web-config from Metacontroller\'s or dynamic apply\'s field managers failed (changed since it was observed?)',
       '422 Invalid: the server rejected our request due to an error in our request',
     ]);
+  });
+});
+
+describe('executePlan: writes in flight', () => {
+  /** A writer whose creates stay pending until released, recording how many were in flight at most. */
+  function heldWriter() {
+    const pending: (() => void)[] = [];
+    let inFlight = 0;
+    let most = 0;
+    const writer = {
+      create: (obj: KubeObject) => new Promise<KubeObject>((resolve) => {
+        most = Math.max(most, ++inFlight);
+        pending.push(() => {
+          inFlight--;
+          resolve(obj);
+        });
+      }),
+    } as unknown as ObjectWriter;
+    return { writer, pending, most: () => most };
+  }
+  const creates = (n: number): ChildDecision[] => Array.from({ length: n }, (_, i) => {
+    const name = `c${i}`;
+    return { action: 'create', child: { ...child, name }, object: { ...desired, metadata: { ...desired.metadata, name } } };
+  });
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('makes the first write alone, then the others together, at most WRITES_IN_FLIGHT at a time, reporting in order', async () => {
+    const held = heldWriter();
+    const decisions = creates(WRITES_IN_FLIGHT + 3);
+    const done = executePlan({
+      decisions, writer: held.writer, fieldManager: 'loom', applyStrategy: 'dynamic-apply', records: new Map(),
+      observedOf: () => undefined, whyNotOurs: () => undefined, logger: pino({ level: 'silent' }),
+    });
+    await flush();
+    expect(held.pending).toHaveLength(1);
+    held.pending.shift()!();
+    await flush();
+    expect(held.pending).toHaveLength(WRITES_IN_FLIGHT);
+    while (held.pending.length > 0) {
+      held.pending.shift()!();
+      await flush();
+    }
+    const outcomes = await done;
+    expect(held.most()).toBe(WRITES_IN_FLIGHT);
+    expect(outcomes.map((o) => [o.child.name, o.wrote, o.error])).toEqual(decisions.map((d) => [d.child.name, true, undefined]));
   });
 });

@@ -223,31 +223,54 @@ function swallow(expected: (err: unknown) => boolean): (err: unknown) => undefin
   };
 }
 
+/** Writes of one sync in flight at once: the writes of a parent's children are independent of each other. */
+export const WRITES_IN_FLIGHT = 8;
+
+/** Whether a decision calls the API at all. */
+const writes = (decision: ChildDecision): boolean => decision.action !== 'unchanged' && decision.action !== 'skip';
+
+/** Runs one decision, or reports it not attempted when an earlier failure doomed it; records a failure that dooms others. */
+async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, doomed: DoomedScope[]): Promise<ChildOutcome> {
+  const { kind, namespace, name } = decision.child;
+  const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+  const scope = doomed.find((d) => isDoomed(d, decision));
+  if (scope) return { child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false };
+  try {
+    return { child: decision.child, action: decision.action, wrote: await execute(options, decision) };
+  } catch (cause) {
+    const error = new Error(`${what} failed`, { cause });
+    options.logger.warn({ err: error }, 'child write failed');
+    const dooms = doomedBy(cause, error, decision);
+    if (dooms) doomed.push(dooms);
+    return { child: decision.child, action: decision.action, error, wrote: true };
+  }
+}
+
 /**
- * Executes every decision in order; never throws for a single child's failure. A failure that dooms
- * later writes of the sync (`doomed-writes.ts`: namespace terminating or gone, forbidden) skips them,
- * each reported as failed with the failure that doomed it.
+ * Executes every decision, up to {@link WRITES_IN_FLIGHT} at a time after the first write, which goes
+ * alone; never throws for a single child's failure; outcomes come in the decisions' order. A failure
+ * that dooms later writes of the sync (`doomed-writes.ts`: namespace terminating or gone, forbidden)
+ * skips those not started yet, each reported as failed with the failure that doomed it. The first
+ * write going alone means the commonest doom, every child in one namespace that is going away, costs
+ * one refused write, as it did when writes went one by one; a doom found later may also fail the few
+ * writes already in flight beside it.
  */
 export async function executePlan(options: ExecutePlanOptions): Promise<ChildOutcome[]> {
-  const outcomes: ChildOutcome[] = [];
+  const { decisions } = options;
+  const outcomes: ChildOutcome[] = new Array<ChildOutcome>(decisions.length);
   const doomed: DoomedScope[] = [];
-  for (const decision of options.decisions) {
-    const { kind, namespace, name } = decision.child;
-    const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
-    const scope = doomed.find((d) => isDoomed(d, decision));
-    if (scope) {
-      outcomes.push({ child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false });
-      continue;
-    }
-    try {
-      outcomes.push({ child: decision.child, action: decision.action, wrote: await execute(options, decision) });
-    } catch (cause) {
-      const error = new Error(`${what} failed`, { cause });
-      options.logger.warn({ err: error }, 'child write failed');
-      outcomes.push({ child: decision.child, action: decision.action, error, wrote: true });
-      const dooms = doomedBy(cause, error, decision);
-      if (dooms) doomed.push(dooms);
-    }
+  let next = 0;
+  while (next < decisions.length) {
+    const decision = decisions[next]!;
+    outcomes[next++] = await executeOne(options, decision, doomed);
+    if (writes(decision)) break;
   }
+  const worker = async (): Promise<void> => {
+    while (next < decisions.length) {
+      const index = next++;
+      outcomes[index] = await executeOne(options, decisions[index]!, doomed);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, decisions.length - next) }, worker));
   return outcomes;
 }

@@ -14,8 +14,8 @@ if (major < MIN_NODE_MAJOR) {
   process.exitCode = 1;
 } else {
   // V8's compiled code for loom and its dependencies, kept in the temporary directory: a restarted
-  // process (a container restart, the next command) skips most of compiling @kubernetes/client-node's
-  // thousands of modules. Where the directory is not writable Node goes on without it.
+  // process (a container restart, the next command) skips most of compiling them again. Where the
+  // directory is not writable Node goes on without it.
   module.enableCompileCache?.();
   await import('./main.ts');
 }

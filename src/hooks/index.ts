@@ -10,11 +10,11 @@ export { isAnswered, NO_RESPONSE, type HookObserver, type HookRequestOutcome } f
 export type { HookKind, HookRunner } from './hook-runner.ts';
 export {
   createWebhookRunner,
-  DEFAULT_MAX_RESPONSE_BYTES,
   type HookClock,
   type WebhookRunner,
   type WebhookRunnerOptions,
 } from './webhook-runner.ts';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
 export { type WebhookSecurity } from './webhook-transport.ts';
 export { webhookAuthPlan, type WebhookAuthPlan, type CredentialKind, type CredentialReader, type CredentialRef } from './webhook-credentials.ts';
 export { DEFAULT_ETAG_MAX_BYTES, DEFAULT_ETAG_MAX_ENTRIES } from './etag-cache.ts';

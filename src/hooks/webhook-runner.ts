@@ -17,15 +17,13 @@ import type { HookKind, HookRunner } from './hook-runner.ts';
 import { httpPost, type HttpResponse } from './http-post.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { createWebhookTransport, type PreparedRequest, type WebhookSecurity, type WebhookTransport } from './webhook-transport.ts';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
 
 /** Reads wall time; the engine's `Clock` fits. Injected so no hook code calls `Date.now()`. */
 export interface HookClock {
   /** Milliseconds since the epoch; wall time, because a `Retry-After` date is absolute. */
   now(): number;
 }
-
-/** A response body larger than this (16 MiB) fails the call unless `maxResponseBytes` says otherwise. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
 /** Everything one webhook runner needs; resolved once per controller generation. */
 export interface WebhookRunnerOptions {

@@ -1,10 +1,11 @@
 /**
- * The only folder that talks to Kubernetes (and the only importer of `@kubernetes/client-node`).
+ * The only folder that talks to Kubernetes (and the only importer of `@kubernetes/client-node`, which it
+ * loads only for a kubeconfig user with a legacy `auth-provider`).
  * What crosses its boundary: the REST client, discovery, shared informers with indexed stores, the
  * object writer, the event recorder and the API error helpers.
  */
-export { loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeConfigSource, type KubeEnvironment } from './kube-config.ts';
-export { createRestClient, withTenant, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
+export { loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeConfig, type KubeConfigSource, type KubeEnvironment } from './kube-config.ts';
+export { createRestClient, withTenant, type KubeConnection, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
 export { KubeApiError, isForbidden, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid } from './kube-api-error.ts';
 export { resourcePath, groupVersionPath, type ResourceType, type PathTarget } from './resource-path.ts';
 export { discover, snapshotOf, type DiscoverySnapshot } from './discovery.ts';

@@ -3,13 +3,15 @@
  * temporary one standing in for /var/run/secrets/kubernetes.io/serviceaccount) and the
  * `KUBERNETES_SERVICE_HOST`/`PORT` the kubelet sets. The requests go to a real HTTPS server whose
  * certificate only the directory's `ca.crt` verifies, and the token is read again once it rotates.
+ * Then `$KUBECONFIG`'s files merged as kubectl merges them, paths relative to the file naming them,
+ * and `~/.kube/config` as the last resort.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpsServer, testPkis, type TestPki } from '../hooks/tls-pki.test-support.ts';
-import { loadKubeConfig, SERVICE_ACCOUNT_DIR } from './kube-config.ts';
+import { loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeEnvironment } from './kube-config.ts';
 import { createRestClient } from './rest-client.ts';
 
 let dir: string;
@@ -46,6 +48,7 @@ async function serviceAccountDir(files: Record<string, string>): Promise<string>
 
 afterEach(async () => {
   vi.useRealTimers();
+  vi.unstubAllEnvs();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -111,5 +114,97 @@ describe('loadKubeConfig precedence', () => {
   it('refuses a --context the kubeconfig does not have', async () => {
     const serviceAccount = await serviceAccountDir({ config: kubeconfigFile('only', 'https://only.example:6443') });
     expect(() => loadKubeConfig({ path: join(serviceAccount, 'config'), context: 'other' })).toThrow('kubeconfig has no context "other" (have: only)');
+  });
+});
+
+/** A kubeconfig file's content from its parts (each a `name → body` map), as kubectl writes it. */
+const kubeconfigOf = (parts: { clusters?: Record<string, object>; users?: Record<string, object>; contexts?: Record<string, object>; current?: string }) => JSON.stringify({
+  apiVersion: 'v1', kind: 'Config', 'current-context': parts.current ?? '',
+  clusters: Object.entries(parts.clusters ?? {}).map(([name, cluster]) => ({ name, cluster })),
+  users: Object.entries(parts.users ?? {}).map(([name, user]) => ({ name, user })),
+  contexts: Object.entries(parts.contexts ?? {}).map(([name, context]) => ({ name, context })),
+});
+
+describe('$KUBECONFIG with several files', () => {
+  it('takes each named entry whole from the first file defining it, and the first current context set', async () => {
+    const files = await serviceAccountDir({
+      // No current context here: the first one *set* wins, not the first file's.
+      a: kubeconfigOf({ clusters: { shared: { server: 'https://a.example:6443' } }, users: { shared: { token: 'from-a' } }, contexts: { a: { cluster: 'shared', user: 'shared' } } }),
+      b: kubeconfigOf({
+        clusters: { shared: { server: 'https://b.example:6443' }, 'b-only': { server: 'https://b-only.example:6443' } },
+        // Not merged into a's "shared" user: with a's token it would be refused as token plus basic auth.
+        users: { shared: { username: 'b', password: 'b' } },
+        contexts: { b: { cluster: 'shared', user: 'shared', namespace: 'from-b' }, a: { cluster: 'b-only', user: 'shared' } },
+        current: 'b',
+      }),
+      c: kubeconfigOf({ contexts: { c: { cluster: 'b-only', user: 'shared' } }, current: 'c' }),
+    });
+    const kubeconfig = ['a', 'missing', 'b', 'c'].map((name) => join(files, name)).join(delimiter);
+    const kc = loadKubeConfig({ environment: { kubeconfig } });
+    expect(kc.getCurrentContext()).toBe('b');
+    expect(kc.getContexts().map((c) => c.name)).toEqual(['a', 'b', 'c']);
+    expect(kc.getContextObject('a')?.cluster).toBe('shared');
+    expect(kc.getCurrentCluster()?.server).toBe('https://a.example:6443');
+    expect(kc.getCurrentUser()).toMatchObject({ token: 'from-a', username: undefined });
+    const options = { headers: {} };
+    await kc.applyToHTTPSOptions(options);
+    expect(options.headers).toEqual({ Authorization: 'Bearer from-a' });
+  });
+
+  it('skips files that do not exist, and says so when none does', async () => {
+    const files = await serviceAccountDir({ only: kubeconfigFile('only', 'https://only.example:6443') });
+    expect(loadKubeConfig({ environment: { kubeconfig: [join(files, 'gone'), join(files, 'only')].join(delimiter) } }).getCurrentCluster()?.server)
+      .toBe('https://only.example:6443');
+    expect(() => loadKubeConfig({ environment: { kubeconfig: join(files, 'gone') } })).toThrow(`none of the files in KUBECONFIG exists (${join(files, 'gone')})`);
+  });
+
+  it('names the file that cannot be read as a kubeconfig', async () => {
+    const files = await serviceAccountDir({ broken: 'clusters: {not: a list}\n' });
+    expect(() => loadKubeConfig({ path: join(files, 'broken') })).toThrow(`kubeconfig ${join(files, 'broken')}: clusters must be a list`);
+  });
+});
+
+describe('paths in a kubeconfig', () => {
+  it('are resolved against the directory of the file that names them', async () => {
+    const root = await serviceAccountDir({});
+    await mkdir(join(root, 'conf'));
+    await writeFile(join(root, 'conf', 'ca.crt'), pki.ca);
+    await writeFile(join(root, 'conf', 'token'), 'relative-token\n');
+    await writeFile(join(root, 'conf', 'config'), kubeconfigOf({
+      clusters: { c: { server: server.url, 'certificate-authority': 'ca.crt' } },
+      users: { u: { tokenFile: './token', 'client-certificate': '../certs/u.crt', 'client-key': '/abs/u.key' } },
+      contexts: { x: { cluster: 'c', user: 'u' } },
+      current: 'x',
+    }));
+    // Loaded from elsewhere: the working directory must not matter.
+    const kc = loadKubeConfig({ path: join(root, 'conf', 'config') });
+    expect(kc.getCurrentCluster()?.certificateAuthority).toBe(join(root, 'conf', 'ca.crt'));
+    expect(kc.getCurrentUser()).toMatchObject({ tokenFile: join(root, 'conf', 'token'), clientCertificate: join(root, 'certs', 'u.crt'), clientKey: '/abs/u.key' });
+
+    const onlyCaAndToken = kubeconfigOf({
+      clusters: { c: { server: server.url, 'certificate-authority': 'ca.crt' } }, users: { u: { tokenFile: 'token' } }, contexts: { x: { cluster: 'c', user: 'u' } }, current: 'x',
+    });
+    await writeFile(join(root, 'conf', 'config'), onlyCaAndToken);
+    const client = createRestClient({ kubeConfig: loadKubeConfig({ environment: { kubeconfig: join(root, 'conf', 'config') } }) });
+    expect(await client.request({ method: 'GET', path: '/api' })).toEqual({ authorization: 'Bearer relative-token' });
+  });
+});
+
+describe('the default kubeconfig', () => {
+  it('is ~/.kube/config when neither $KUBECONFIG nor a cluster says otherwise, and its absence is named', async () => {
+    const home = await serviceAccountDir({});
+    vi.stubEnv('HOME', home);
+    const none: KubeEnvironment = {};
+    expect(() => loadKubeConfig({ environment: none })).toThrow(`no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create ${join(home, '.kube', 'config')}`);
+    await mkdir(join(home, '.kube'));
+    await writeFile(join(home, '.kube', 'config'), kubeconfigFile('home', 'https://home.example:6443'));
+    expect(loadKubeConfig({ environment: none }).getCurrentCluster()?.server).toBe('https://home.example:6443');
+  });
+
+  it('comes from process.env when no environment is passed', async () => {
+    const files = await serviceAccountDir({ env: kubeconfigFile('env', 'https://env.example:6443') });
+    vi.stubEnv('KUBECONFIG', join(files, 'env'));
+    vi.stubEnv('KUBERNETES_SERVICE_HOST', '');
+    expect(loadKubeConfig({}).getCurrentCluster()?.server).toBe('https://env.example:6443');
   });
 });

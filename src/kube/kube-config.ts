@@ -1,14 +1,21 @@
 /**
  * Loads a kubeconfig the way controller-runtime's users expect: an explicit file (`--kubeconfig`),
- * else `$KUBECONFIG`, else the in-cluster service account (in a Pod), else `~/.kube/config`. The CLI
- * reads the environment and passes what it found ({@link KubeEnvironment}); this module never looks at
- * `process.env` itself. Without an environment, client-node's own chain runs (it reads `process.env`:
- * `$KUBECONFIG`, `~/.kube/config`, then the service account at its standard path).
+ * else `$KUBECONFIG`'s files merged as kubectl merges them, else the in-cluster service account (in a
+ * Pod), else `~/.kube/config`. The CLI reads the environment and passes what it found
+ * ({@link KubeEnvironment}); a caller that passes none gets the same chain over `process.env`.
+ *
+ * loom reads kubeconfigs itself instead of through `@kubernetes/client-node`, whose loading alone
+ * (it pulls in the whole generated API and several HTTP stacks) costs a controller tens of MiB and
+ * hundreds of milliseconds of start-up. Only a user with a legacy `auth-provider` still loads it, on
+ * its first request (auth-provider.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import type { RequestOptions } from 'node:https';
 import { isIPv6 } from 'node:net';
+import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { credentialsFor } from './credentials.ts';
+import { readKubeconfig, type KubeCluster, type KubeconfigEntries, type KubeContext, type KubeUser } from './kubeconfig-file.ts';
 
 /** Where the kubelet mounts a Pod's service-account `token`, `ca.crt` and `namespace`. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -29,54 +36,84 @@ export interface KubeConfigSource {
   path?: string | undefined;
   /** `--context`; when absent, the file's current context. */
   context?: string | undefined;
-  /** The environment as the CLI read it; absent: client-node reads `process.env` itself. */
+  /** The environment as the CLI read it; absent: read from `process.env`. */
   environment?: KubeEnvironment | undefined;
   /** The in-cluster service-account directory; default {@link SERVICE_ACCOUNT_DIR}. */
   serviceAccountDir?: string | undefined;
 }
 
+/** A loaded kubeconfig with its context chosen: what it defines, and the credentials of that context. */
+export interface KubeConfig {
+  /** Every context, in the order the files define them. */
+  getContexts(): readonly KubeContext[];
+  /** The chosen context's name (`--context`, else `current-context`). */
+  getCurrentContext(): string;
+  getContextObject(name: string): KubeContext | null;
+  /** The chosen context's cluster; `null` when the context or its cluster is not defined. */
+  getCurrentCluster(): KubeCluster | null;
+  getCurrentUser(): KubeUser | null;
+  /** Sets the TLS options and credential headers of one request to the current cluster. */
+  applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
+}
+
 /** Loads the configuration; throws with a clear message when the context does not exist. */
 export function loadKubeConfig(source: KubeConfigSource): KubeConfig {
-  const kc = new KubeConfig();
-  if (source.path) kc.loadFromFile(source.path);
-  else loadDefault(kc, source.environment ?? {}, source.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
-  if (source.context) {
-    if (!kc.getContextObject(source.context)) {
-      throw new Error(`kubeconfig has no context "${source.context}" (have: ${kc.getContexts().map((c) => c.name).join(', ') || 'none'})`);
-    }
-    kc.setCurrentContext(source.context);
+  const entries = source.path
+    ? readKubeconfig(source.path)
+    : loadDefault(source.environment ?? processEnvironment(), source.serviceAccountDir ?? SERVICE_ACCOUNT_DIR);
+  if (source.context && !entries.contexts.has(source.context)) {
+    throw new Error(`kubeconfig has no context "${source.context}" (have: ${[...entries.contexts.keys()].join(', ') || 'none'})`);
   }
-  return kc;
+  return kubeConfigOf(entries, source.context ?? entries.currentContext);
 }
 
-function loadDefault(kc: KubeConfig, environment: KubeEnvironment, serviceAccountDir: string): void {
-  if (environment.kubeconfig) loadFiles(kc, environment.kubeconfig.split(delimiter).filter((file) => file !== ''));
-  else if (environment.serviceHost) loadInCluster(kc, environment, serviceAccountDir);
-  // ~/.kube/config (client-node finds the home directory), or its own fallbacks.
-  else kc.loadFromDefault();
+function processEnvironment(): KubeEnvironment {
+  return { kubeconfig: process.env.KUBECONFIG, serviceHost: process.env.KUBERNETES_SERVICE_HOST, servicePort: process.env.KUBERNETES_SERVICE_PORT };
 }
 
-/** `$KUBECONFIG`'s files merged as kubectl merges them: the first current context set wins. */
-function loadFiles(kc: KubeConfig, files: readonly string[]): void {
-  for (const [i, file] of files.entries()) {
-    if (i === 0) {
-      kc.loadFromFile(file);
-      continue;
+function loadDefault(environment: KubeEnvironment, serviceAccountDir: string): KubeconfigEntries {
+  if (environment.kubeconfig) return loadFiles(environment.kubeconfig.split(delimiter).filter((file) => file !== ''));
+  if (environment.serviceHost) return loadInCluster(environment, serviceAccountDir);
+  const home = join(homedir(), '.kube', 'config');
+  if (!existsSync(home)) throw new Error(`no kubeconfig: pass --kubeconfig, set KUBECONFIG, or create ${home}`);
+  return readKubeconfig(home);
+}
+
+/**
+ * `$KUBECONFIG`'s files merged as kubectl merges them: each cluster, user and context comes whole
+ * from the first file that defines its name, and the first file that sets a current context sets it.
+ * A file that does not exist is skipped (kubectl's rule: the list is often shared between machines).
+ */
+function loadFiles(files: readonly string[]): KubeconfigEntries {
+  const read = files.flatMap((file) => {
+    try {
+      return [readKubeconfig(file)];
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
     }
-    const more = new KubeConfig();
-    more.loadFromFile(file);
-    kc.mergeConfig(more, Boolean(kc.getCurrentContext()));
-  }
+  });
+  if (read.length === 0) throw new Error(`none of the files in KUBECONFIG exists (${files.join(delimiter) || 'it lists none'})`);
+  const firstWins = <T>(pick: (entries: KubeconfigEntries) => ReadonlyMap<string, T>): Map<string, T> => {
+    const merged = new Map<string, T>();
+    for (const entries of read) for (const [name, value] of pick(entries)) if (!merged.has(name)) merged.set(name, value);
+    return merged;
+  };
+  return {
+    clusters: firstWins((entries) => entries.clusters),
+    users: firstWins((entries) => entries.users),
+    contexts: firstWins((entries) => entries.contexts),
+    currentContext: read.find((entries) => entries.currentContext !== '')?.currentContext ?? '',
+  };
 }
 
 /**
  * The Pod's own identity: the API server at `KUBERNETES_SERVICE_HOST:PORT` over TLS verified with
  * the mounted `ca.crt`, the mounted `token` as bearer. The token is named by its file, not read here:
- * client-node's `tokenFile` authenticator reads it on first use and again once it is 60 s old, so a
- * rotated (bound, expiring) token is picked up while the old one is still valid — the kubelet rotates
- * at 80% of a token's lifetime, client-go re-reads on the same 60 s period.
+ * it is read on first use and again once the copy is a minute old (credentials.ts), so a rotated
+ * (bound, expiring) token is picked up while the old one is still valid.
  */
-function loadInCluster(kc: KubeConfig, environment: KubeEnvironment, dir: string): void {
+function loadInCluster(environment: KubeEnvironment, dir: string): KubeconfigEntries {
   const { serviceHost = '', servicePort } = environment;
   if (!servicePort) throw new Error('KUBERNETES_SERVICE_HOST is set but KUBERNETES_SERVICE_PORT is not; pass --kubeconfig outside a cluster');
   const tokenFile = join(dir, 'token');
@@ -86,10 +123,30 @@ function loadInCluster(kc: KubeConfig, environment: KubeEnvironment, dir: string
   const namespaceFile = join(dir, 'namespace');
   const namespace = existsSync(namespaceFile) ? readFileSync(namespaceFile, 'utf8').trim() : '';
   const host = isIPv6(serviceHost) ? `[${serviceHost}]` : serviceHost;
-  kc.loadFromOptions({
-    clusters: [{ name: 'in-cluster', server: `https://${host}:${servicePort}`, caFile: join(dir, 'ca.crt'), skipTLSVerify: false }],
-    users: [{ name: 'service-account', authProvider: { name: 'tokenFile', config: { tokenFile } } }],
-    contexts: [{ name: 'in-cluster', cluster: 'in-cluster', user: 'service-account', ...(namespace ? { namespace } : {}) }],
-    currentContext: 'in-cluster',
-  });
+  const cluster: KubeCluster = {
+    name: 'in-cluster', server: `https://${host}:${servicePort}`, certificateAuthority: join(dir, 'ca.crt'), insecureSkipTlsVerify: false, extensions: new Map(),
+  };
+  const user: KubeUser = { name: 'service-account', tokenFile };
+  const context: KubeContext = { name: 'in-cluster', cluster: cluster.name, user: user.name, namespace: namespace || undefined };
+  return { clusters: new Map([[cluster.name, cluster]]), users: new Map([[user.name, user]]), contexts: new Map([[context.name, context]]), currentContext: context.name };
+}
+
+function kubeConfigOf(entries: KubeconfigEntries, currentContext: string): KubeConfig {
+  const context = entries.contexts.get(currentContext);
+  const cluster = context ? entries.clusters.get(context.cluster) : undefined;
+  const user = context ? entries.users.get(context.user) : undefined;
+  // Built now so a user loom cannot authenticate as fails at start-up; it runs no plugin and loads
+  // nothing before the first request.
+  const credentials = cluster ? credentialsFor(cluster, user) : undefined;
+  return {
+    getContexts: () => [...entries.contexts.values()],
+    getCurrentContext: () => currentContext,
+    getContextObject: (name) => entries.contexts.get(name) ?? null,
+    getCurrentCluster: () => cluster ?? null,
+    getCurrentUser: () => user ?? null,
+    applyToHTTPSOptions: async (opts) => {
+      if (!credentials) throw new Error(`the kubeconfig's context "${currentContext}" names no cluster it defines`);
+      await credentials(opts);
+    },
+  };
 }

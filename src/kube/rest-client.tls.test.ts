@@ -2,7 +2,7 @@
  * Client certificates that rotate (a kubeconfig's certificate files rewritten, an exec plugin's new
  * credential): the next request presents the new certificate, rather than the one the connection pool
  * was built with. The server is a real HTTPS server that asks for a client certificate and reports the
- * one it got.
+ * one it got; the kubeconfigs are files read by loom's own loader.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -10,9 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPkis, type TestPki } from '../hooks/tls-pki.test-support.ts';
+import { loadKubeConfig } from './kube-config.ts';
 import { createRestClient } from './rest-client.ts';
 
 let pkis: TestPki[];
@@ -47,19 +47,25 @@ async function fingerprint(pem: string): Promise<string> {
   return new X509Certificate(pem).fingerprint256;
 }
 
+/** Writes a kubeconfig for the server, trusting `pki`'s CA, as `user`; returns its path. */
+async function kubeconfigFile(name: string, pki: TestPki, user: Record<string, unknown>): Promise<string> {
+  const path = join(dir, `${name}.kubeconfig`);
+  await writeFile(path, JSON.stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'x',
+    clusters: [{ name: 'c', cluster: { server: url, 'certificate-authority-data': Buffer.from(pki.ca).toString('base64') } }],
+    users: [{ name: 'u', user }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+  }));
+  return path;
+}
+
 /** A client whose kubeconfig reads its client certificate from files in `dir`, named `name`. */
 async function clientWithCertFiles(name: string, pki: TestPki) {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
   await writeFile(cert, pki.clientCert);
   await writeFile(key, pki.clientKey);
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromOptions({
-    clusters: [{ name: 'c', server: url, caData: Buffer.from(pki.ca).toString('base64') }],
-    users: [{ name: 'u', certFile: cert, keyFile: key }],
-    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-    currentContext: 'x',
-  });
+  const kubeConfig = loadKubeConfig({ path: await kubeconfigFile(name, pki, { 'client-certificate': cert, 'client-key': key }) });
   const client = createRestClient({ kubeConfig });
   const ask = () => client.request<{ presented: string; port: number }>({ method: 'GET', path: '/api' });
   return { cert, key, ask };
@@ -92,12 +98,8 @@ describe('a client certificate that rotates', () => {
       status: { clientCertificateData: pki.clientCert, clientKeyData: pki.clientKey, expirationTimestamp: '2000-01-01T00:00:00Z' },
     }));
     await write(first);
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: url, caData: Buffer.from(first.ca).toString('base64') }],
-      users: [{ name: 'u', exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'cat', args: [credential], interactiveMode: 'Never' } }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
+    const kubeConfig = loadKubeConfig({
+      path: await kubeconfigFile('exec', first, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'cat', args: [credential], interactiveMode: 'Never' } }),
     });
     const client = createRestClient({ kubeConfig });
     const presented = async () => (await client.request<{ presented: string }>({ method: 'GET', path: '/api' })).presented;

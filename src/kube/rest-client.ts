@@ -1,13 +1,13 @@
 /**
  * The one way loom talks to the API server: JSON over HTTPS with the credentials of a kubeconfig,
- * over a keep-alive connection pool, through the cluster's `proxy-url` when it has one. `@kubernetes/client-node` supplies the kubeconfig handling and
- * authentication; requests are plain `node:https`, so every header, query parameter and status code is
- * ours to control (apply content types, preconditions, watch streams) and to count.
+ * over a keep-alive connection pool, through the cluster's `proxy-url` when it has one. The kubeconfig
+ * (kube-config.ts) supplies the server and each request's TLS material and credentials; requests are
+ * plain `node:https`, so every header, query parameter and status code is ours to control (apply
+ * content types, preconditions, watch streams) and to count.
  */
 import { request as httpRequest, Agent as HttpAgent, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { createInterface } from 'node:readline';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiError } from './kube-api-error.ts';
 
 /** Query parameters; `undefined` values are left out. */
@@ -47,9 +47,19 @@ export interface RestClient {
   watch(path: string, query: Query, signal: AbortSignal): AsyncIterable<WatchEvent>;
 }
 
+/**
+ * What a client needs of a kubeconfig: the current cluster, and the TLS options and credentials of
+ * each request (applied per request: tokens and client certificates rotate). loom's own kubeconfig
+ * (`loadKubeConfig`) has it; so has client-node's `KubeConfig`, which tests hand in.
+ */
+export interface KubeConnection {
+  getCurrentCluster(): { readonly server: string; readonly proxyUrl?: string | undefined } | null;
+  applyToHTTPSOptions(opts: HttpsRequestOptions): Promise<void>;
+}
+
 /** How to build a {@link RestClient}. */
 export interface RestClientOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeConnection;
   /** Awaited before each request: the client-side QPS limit (`--client-go-qps/burst`). */
   throttle?: ((tenant: string | undefined) => Promise<void>) | undefined;
   observe?: RequestObserver | undefined;
@@ -164,7 +174,7 @@ const REQUEST_TIMEOUT_MS = 60_000;
 export function createRestClient(options: RestClientOptions): RestClient {
   const { kubeConfig, throttle, observe } = options;
   const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error('the kubeconfig has no current cluster');
+  if (!cluster?.server) throw new Error(cluster ? 'the kubeconfig\'s current cluster has no server' : 'the kubeconfig has no current cluster');
   const server = cluster.server.replace(/\/+$/, '');
   const url = new URL(server);
   const secure = url.protocol === 'https:';

@@ -1,0 +1,134 @@
+/**
+ * An exec plugin as loom runs it: only when a credential is asked for, once for all the requests that
+ * ask while it runs, again only after the credential's expirationTimestamp, with the environment and
+ * `KUBERNETES_EXEC_INFO` it is owed, and with an error naming the command and quoting its stderr when
+ * it fails. The plugins are small shell scripts that count their runs in a file.
+ */
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { execCredentialSource, type ExecConfig } from './exec-credential.ts';
+
+const V1 = 'client.authentication.k8s.io/v1';
+
+let dir: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loom-exec-'));
+});
+
+afterEach(async () => {
+  vi.useRealTimers();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A plugin that appends a line to `runs` each time it runs, then prints `credential.json`. */
+async function countingPlugin(status: Record<string, unknown>, apiVersion = V1): Promise<ExecConfig> {
+  await writeCredential(status, apiVersion);
+  const script = join(dir, 'plugin.sh');
+  await writeFile(script, `#!/bin/sh\necho run >> "${join(dir, 'runs')}"\ncat "${join(dir, 'credential.json')}"\n`);
+  await chmod(script, 0o755);
+  return { command: script, args: [], env: [], apiVersion: V1, provideClusterInfo: false };
+}
+
+async function writeCredential(status: Record<string, unknown>, apiVersion = V1): Promise<void> {
+  await writeFile(join(dir, 'credential.json'), JSON.stringify({ apiVersion, kind: 'ExecCredential', status }));
+}
+
+async function runs(): Promise<number> {
+  return (await readFile(join(dir, 'runs'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+}
+
+const noCluster = () => ({});
+
+describe('an exec plugin', () => {
+  it('is not run until a credential is asked for, and then once for all who ask meanwhile', async () => {
+    const source = execCredentialSource(await countingPlugin({ token: 't1' }), noCluster);
+    expect(await runs()).toBe(0);
+    const credentials = await Promise.all([source(), source(), source()]);
+    expect(credentials.map((c) => c.token)).toEqual(['t1', 't1', 't1']);
+    expect(await runs()).toBe(1);
+  });
+
+  it('is run again only once the credential has expired', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2030-01-01T00:00:00Z') });
+    const source = execCredentialSource(await countingPlugin({ token: 't1', expirationTimestamp: '2030-01-01T00:10:00Z' }), noCluster);
+    expect((await source()).token).toBe('t1');
+    await writeCredential({ token: 't2', expirationTimestamp: '2030-01-01T00:20:00Z' });
+    vi.setSystemTime(new Date('2030-01-01T00:09:59Z'));
+    expect((await source()).token).toBe('t1');
+    expect(await runs()).toBe(1);
+    vi.setSystemTime(new Date('2030-01-01T00:10:01Z'));
+    expect((await source()).token).toBe('t2');
+    expect(await runs()).toBe(2);
+  });
+
+  it('keeps a credential without an expirationTimestamp', async () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2030-01-01T00:00:00Z') });
+    const source = execCredentialSource(await countingPlugin({ token: 't1' }), noCluster);
+    await source();
+    vi.setSystemTime(new Date('2031-01-01T00:00:00Z'));
+    expect((await source()).token).toBe('t1');
+    expect(await runs()).toBe(1);
+  });
+
+  it('hands over a client certificate and key', async () => {
+    const source = execCredentialSource(await countingPlugin({ clientCertificateData: 'CERT', clientKeyData: 'KEY' }), noCluster);
+    expect(await source()).toEqual({ clientCertificateData: 'CERT', clientKeyData: 'KEY', token: undefined });
+  });
+
+  it('gets its env, loom\'s environment and KUBERNETES_EXEC_INFO, with the cluster when it asks for it', async () => {
+    const config: ExecConfig = {
+      command: 'sh',
+      args: ['-c', 'printf \'{"apiVersion":"%s","kind":"ExecCredential","status":{"token":"%s|%s|%s"}}\' "$API" "$GREETING" "$HOME" "$(echo "$KUBERNETES_EXEC_INFO" | base64 | tr -d "\\n")"'],
+      env: [{ name: 'GREETING', value: 'hello' }, { name: 'API', value: V1 }],
+      apiVersion: V1,
+      provideClusterInfo: true,
+    };
+    const credential = await execCredentialSource(config, () => ({ server: 'https://example:6443' }))();
+    const [greeting, home, info] = credential.token!.split('|');
+    expect(greeting).toBe('hello');
+    expect(home).toBe(process.env.HOME);
+    expect(JSON.parse(Buffer.from(info!, 'base64').toString('utf8'))).toEqual({
+      apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false, cluster: { server: 'https://example:6443' } },
+    });
+  });
+
+  it('leaves the cluster out of KUBERNETES_EXEC_INFO unless asked to provide it', async () => {
+    const config: ExecConfig = {
+      command: 'sh', args: ['-c', `echo "$KUBERNETES_EXEC_INFO" > "${join(dir, 'info')}"; printf '{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"t"}}'`],
+      env: [], apiVersion: V1, provideClusterInfo: false,
+    };
+    const clusterInfo = vi.fn(() => ({ server: 'https://example:6443' }));
+    await execCredentialSource(config, clusterInfo)();
+    expect(JSON.parse(await readFile(join(dir, 'info'), 'utf8'))).toEqual({ apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false } });
+    expect(clusterInfo).not.toHaveBeenCalled();
+  });
+});
+
+describe('an exec plugin that fails', () => {
+  it('gives an error naming the command and quoting its stderr, and is run again on the next ask', async () => {
+    const config: ExecConfig = { command: 'sh', args: ['-c', 'echo "token expired, run login" >&2; exit 3'], env: [], apiVersion: V1, provideClusterInfo: false };
+    const source = execCredentialSource(config, noCluster);
+    await expect(source()).rejects.toThrow('exec plugin sh failed with exit code 3: token expired, run login');
+    await expect(source()).rejects.toThrow('exit code 3');
+  });
+
+  it('that cannot be found gives the install hint', async () => {
+    const config: ExecConfig = { command: join(dir, 'missing-plugin'), args: [], env: [], apiVersion: V1, installHint: 'install it with: brew install missing-plugin', provideClusterInfo: false };
+    await expect(execCredentialSource(config, noCluster)()).rejects.toThrow(/exec plugin .*missing-plugin could not be run: .*ENOENT[\s\S]*brew install missing-plugin/);
+  });
+
+  it('is refused when it answers in another version, or without a credential', async () => {
+    await expect(execCredentialSource(await countingPlugin({ token: 't' }, 'client.authentication.k8s.io/v1beta1'), noCluster)())
+      .rejects.toThrow(`is configured for ${V1} but answered in client.authentication.k8s.io/v1beta1`);
+    await expect(execCredentialSource(await countingPlugin({}), noCluster)()).rejects.toThrow('returned neither a token nor a client certificate');
+    await expect(execCredentialSource(await countingPlugin({ clientCertificateData: 'CERT' }), noCluster)()).rejects.toThrow('both are needed');
+  });
+
+  it('is refused before it runs when its apiVersion is not one loom speaks', () => {
+    const config: ExecConfig = { command: 'true', args: [], env: [], apiVersion: 'client.authentication.k8s.io/v1alpha1', provideClusterInfo: false };
+    expect(() => execCredentialSource(config, noCluster)).toThrow('apiVersion "client.authentication.k8s.io/v1alpha1" is not supported');
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * Credentials from an exec plugin (a kubeconfig user's `exec`: `aws eks get-token`,
+ * `gke-gcloud-auth-plugin`, `kubelogin`...), run the way client-go runs them: not when the kubeconfig
+ * is loaded but on the first request, since a plugin may be slow, may prompt a browser or may not be
+ * installed where the kubeconfig is only being inspected. Its ExecCredential is kept until its
+ * `status.expirationTimestamp` (for good when it has none) and the plugin is run again after that.
+ * Requests arriving while it runs wait for that one run rather than each starting their own.
+ */
+import { spawn } from 'node:child_process';
+
+/** The ExecCredential versions loom speaks; `v1alpha1` is gone from Kubernetes. */
+const API_VERSIONS: readonly string[] = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
+
+/** How much of a failing plugin's stderr goes into the error: enough for its message, not a whole log. */
+const STDERR_LIMIT = 4096;
+
+/** A user's `exec` section. `interactiveMode` is not kept: loom never has a terminal to hand a plugin. */
+export interface ExecConfig {
+  /** A name looked up in `PATH`, or a path (already resolved against the kubeconfig's directory). */
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to loom's own environment for the plugin. */
+  readonly env: readonly { readonly name: string; readonly value: string }[];
+  readonly apiVersion: string;
+  /** Shown when the command cannot be started, to tell the user how to install it. */
+  readonly installHint?: string | undefined;
+  /** Whether the plugin is told the cluster (`spec.cluster` of `KUBERNETES_EXEC_INFO`). */
+  readonly provideClusterInfo: boolean;
+}
+
+/** What the plugin answered: a bearer token, a client certificate and key (PEM), or both. */
+export interface ExecCredential {
+  readonly token?: string | undefined;
+  readonly clientCertificateData?: string | undefined;
+  readonly clientKeyData?: string | undefined;
+}
+
+/** The cluster as a plugin with `provideClusterInfo` is told it (the kubeconfig's field names). */
+export type ExecClusterInfo = Record<string, unknown>;
+
+/** The current credential of one user: cached, or from a fresh run of the plugin. */
+export type ExecCredentialSource = () => Promise<ExecCredential>;
+
+/** A credential and when it stops being valid (ms since the epoch; `Infinity`: never). */
+interface Answer {
+  credential: ExecCredential;
+  expiresAt: number;
+}
+
+/** Throws for an `exec` section no plugin run could satisfy, so the mistake shows at start-up. */
+function validate(config: ExecConfig): void {
+  if (!config.command) throw new Error('exec: command is missing');
+  if (!API_VERSIONS.includes(config.apiVersion)) {
+    throw new Error(`exec plugin ${config.command}: apiVersion "${config.apiVersion}" is not supported (use ${API_VERSIONS.join(' or ')})`);
+  }
+}
+
+/** `KUBERNETES_EXEC_INFO`: tells the plugin which version to answer in, that no one can answer prompts, and maybe the cluster. */
+function execInfo(config: ExecConfig, cluster: ExecClusterInfo | undefined): string {
+  return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec: { interactive: false, ...(cluster ? { cluster } : {}) } });
+}
+
+/** Runs the plugin; resolves with its stdout, rejects naming the command and carrying its stderr. */
+function runPlugin(config: ExecConfig, info: string): Promise<string> {
+  const env = { ...process.env, ...Object.fromEntries(config.env.map(({ name, value }) => [name, value])), KUBERNETES_EXEC_INFO: info };
+  return new Promise((resolve, reject) => {
+    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.once('error', (cause) => {
+      const hint = config.installHint ? `\n${config.installHint}` : '';
+      reject(new Error(`exec plugin ${config.command} could not be run: ${cause.message}${hint}`, { cause }));
+    });
+    child.once('close', (code, signal) => {
+      if (code === 0) return resolve(Buffer.concat(stdout).toString('utf8'));
+      const message = Buffer.concat(stderr).toString('utf8').trim().slice(-STDERR_LIMIT) || '(nothing on stderr)';
+      reject(new Error(`exec plugin ${config.command} failed with ${code === null ? `signal ${signal}` : `exit code ${code}`}: ${message}`));
+    });
+  });
+}
+
+/** The `status` of the plugin's ExecCredential, checked against the version it was asked for. */
+function statusOf(config: ExecConfig, stdout: string): Record<string, unknown> {
+  let parsed: { apiVersion?: unknown; kind?: unknown; status?: unknown };
+  try {
+    parsed = JSON.parse(stdout) as typeof parsed;
+  } catch {
+    throw new Error(`exec plugin ${config.command} did not print an ExecCredential (its output is not JSON): ${stdout.slice(0, 200)}`);
+  }
+  if (parsed.kind !== 'ExecCredential') throw new Error(`exec plugin ${config.command} printed kind ${String(parsed.kind)}, not ExecCredential`);
+  if (parsed.apiVersion !== config.apiVersion) {
+    throw new Error(`exec plugin ${config.command} is configured for ${config.apiVersion} but answered in ${String(parsed.apiVersion)}`);
+  }
+  if (typeof parsed.status !== 'object' || parsed.status === null) throw new Error(`exec plugin ${config.command} returned no status`);
+  return parsed.status as Record<string, unknown>;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The credential in the plugin's output, and when it expires. */
+function answerOf(config: ExecConfig, stdout: string): Answer {
+  const status = statusOf(config, stdout);
+  const credential = { token: text(status.token), clientCertificateData: text(status.clientCertificateData), clientKeyData: text(status.clientKeyData) };
+  if (!credential.clientCertificateData !== !credential.clientKeyData) {
+    throw new Error(`exec plugin ${config.command} returned only one of clientCertificateData and clientKeyData; both are needed`);
+  }
+  if (!credential.token && !credential.clientCertificateData) throw new Error(`exec plugin ${config.command} returned neither a token nor a client certificate`);
+  const expiration = text(status.expirationTimestamp);
+  const expiresAt = expiration === undefined ? Infinity : Date.parse(expiration);
+  if (Number.isNaN(expiresAt)) throw new Error(`exec plugin ${config.command} returned an unreadable expirationTimestamp ${expiration}`);
+  return { credential, expiresAt };
+}
+
+/**
+ * The credential source for one user's plugin. `clusterInfo` is asked only when the plugin runs (the
+ * CA it reports may be a file that changes).
+ */
+export function execCredentialSource(config: ExecConfig, clusterInfo: () => ExecClusterInfo): ExecCredentialSource {
+  validate(config);
+  let cached: Answer | undefined;
+  let running: Promise<ExecCredential> | undefined;
+  const run = async (): Promise<ExecCredential> => {
+    const stdout = await runPlugin(config, execInfo(config, config.provideClusterInfo ? clusterInfo() : undefined));
+    cached = answerOf(config, stdout);
+    return cached.credential;
+  };
+  return () => {
+    if (cached && Date.now() < cached.expiresAt) return Promise.resolve(cached.credential);
+    running ??= run().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+}
