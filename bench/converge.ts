@@ -14,10 +14,12 @@
  * - API requests are counted by the API server itself (`apiserver_request_total`), by verb and resource.
  *
  * Run with `npm run bench:converge [-- parents] [--variants webhook/server-side-apply,...] [--resyncs 2]
- * [--resync-every 30s]` (default 1000 parents, every variant). The loom under test is the compiled package
- * (`scripts/build.sh`), as the image and the npm package run it.
+ * [--resync-every 30s] [--qps 500]` (default 1000 parents, every variant). The loom under test is the
+ * compiled package (`scripts/build.sh`), started with the Node flags of the `loom` command's first
+ * line, as the image and the npm package run it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
@@ -205,10 +207,16 @@ interface LoomProcess {
   stop(): Promise<void>;
 }
 
+/** The Node flags the `loom` command starts with: those on its first line (`#!/usr/bin/env -S node …`). */
+async function commandNodeFlags(entry: string): Promise<string[]> {
+  const firstLine = (await readFile(entry, 'utf8')).split('\n', 1)[0]!;
+  return /\bnode\b(.*)$/.exec(firstLine)?.[1]!.trim().split(/\s+/).filter(Boolean) ?? [];
+}
+
 async function startLoom(entry: string, kubeconfig: string, variant: Variant): Promise<LoomProcess> {
   const metricsPort = await freeLoopbackPort();
   const child = spawn(process.execPath, [
-    entry, 'run', '--kubeconfig', kubeconfig, '--workers', String(WORKERS), '--client-go-qps', String(QPS), '--client-go-burst', String(BURST),
+    ...(await commandNodeFlags(entry)), entry, 'run', '--kubeconfig', kubeconfig, '--workers', String(WORKERS), '--client-go-qps', String(QPS), '--client-go-burst', String(BURST),
     '--apply-strategy', variant.strategy, '--target-label-selector', `${VARIANT_LABEL}=${variant.slug}`, '--cache-flush-interval', flags['resync-every'],
     '--metrics-address', `127.0.0.1:${metricsPort}`, '--health-probe-bind-address', '0', '--log-level', 'warn', '--log-format', 'json',
   ], { stdio: ['ignore', 'ignore', 'inherit'] });

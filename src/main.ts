@@ -15,7 +15,7 @@ import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, withTenant,
   type DiscoverySnapshot, type KubeEnvironment, type RequestObserver, type RestClient,
 } from './kube/index.ts';
-import { metricsApp, probeApp, serveUntil } from './server/http-servers.ts';
+import { metricsRoutes, probeRoutes, serveUntil } from './server/http-servers.ts';
 import type { ListenAddress } from './server/listen-address.ts';
 import { createMetrics } from './metrics/metrics.ts';
 
@@ -132,10 +132,10 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
       allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),
     }),
   };
-  const probePort = config.probeAddress && await serveUntil(probeApp({
+  const probePort = config.probeAddress && await serveUntil(probeRoutes({
     notReadyReason: () => informers.unsynced().map((t) => `${t} not synced`).join(', ') || undefined,
   }), config.probeAddress, signal);
-  const metricsPort = config.metricsAddress && await serveUntil(metricsApp(metrics.registry), config.metricsAddress, signal);
+  const metricsPort = config.metricsAddress && await serveUntil(metricsRoutes(metrics.registry), config.metricsAddress, signal);
   // The evaluators outlive the controllers' drain, so a sync cut short by the stop still ends cleanly.
   // (They start processes only when a JSONata hook is called, so a failed start leaves none behind.)
   const done = runControllers({ host, config, signal }).finally(() => evaluators.close());

@@ -190,6 +190,15 @@ describe('webhook runner: failures without a response', () => {
     expect((error.cause as Error).name).toBe('TimeoutError');
   });
 
+  it('leaves no timer behind once a call is answered or refused', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const base = await servers.fastify((app) => app.post('/sync', () => ({ status: {} })));
+    const before = timers();
+    await call(`${base}/sync`, { timeoutMs: 60_000 });
+    await failure(call(`http://127.0.0.1:${await closedPort()}/sync`, { timeoutMs: 60_000 }));
+    expect(timers()).toBe(before);
+  });
+
   it('reports a refused connection with its cause', async () => {
     const error = await failure(call(`http://127.0.0.1:${await closedPort()}/sync`));
     expect(error).toBeInstanceOf(HookError);

@@ -103,6 +103,31 @@ interface CallSignals {
   any: AbortSignal;
 }
 
+/**
+ * The signals of a call that may take `timeoutMs`; `release` drops the timer and the listener on the
+ * caller's signal when the call is done. (`AbortSignal.any` over `AbortSignal.timeout` keeps both,
+ * and a record on the caller's long-lived signal, until the timeout passes and a GC runs: thousands
+ * of them under load.)
+ */
+function callSignals(caller: AbortSignal, timeoutMs: number): CallSignals & { release(): void } {
+  const timeout = new AbortController();
+  const any = new AbortController();
+  const timer = setTimeout(() => {
+    timeout.abort(new DOMException(`timed out after ${timeoutMs} ms`, 'TimeoutError'));
+    any.abort(timeout.signal.reason);
+  }, timeoutMs);
+  const follow = (): void => any.abort(caller.reason);
+  if (caller.aborted) follow();
+  else caller.addEventListener('abort', follow, { once: true });
+  return {
+    caller, timeout: timeout.signal, any: any.signal,
+    release() {
+      clearTimeout(timer);
+      caller.removeEventListener('abort', follow);
+    },
+  };
+}
+
 /** Why a request got no usable response; the abort reasons are told apart by identity. */
 function transportFailure(config: RunnerConfig, cause: unknown, signals: CallSignals): HookError {
   let why: string;
@@ -221,15 +246,18 @@ export function createWebhookRunner(options: WebhookRunnerOptions): WebhookRunne
     call: async (request, caller) => {
       const body = encode(config, request);
       if (closed) throw new HookError(`${config.label}: the runner is closed`);
-      const timeout = AbortSignal.timeout(config.timeoutMs);
-      const signals: CallSignals = { caller, timeout, any: AbortSignal.any([caller, timeout]) };
-      const prepared = await prepare(config, transport, signals);
+      const signals = callSignals(caller, config.timeoutMs);
       try {
-        const key = cache && etagKeyOf(request);
-        const etag = cache && key !== undefined ? { cache, key, cached: cache.get(key) } : undefined;
-        return interpret(config, await exchange(config, { body, prepared, cached: etag?.cached }, signals), etag);
+        const prepared = await prepare(config, transport, signals);
+        try {
+          const key = cache && etagKeyOf(request);
+          const etag = cache && key !== undefined ? { cache, key, cached: cache.get(key) } : undefined;
+          return interpret(config, await exchange(config, { body, prepared, cached: etag?.cached }, signals), etag);
+        } finally {
+          prepared.release();
+        }
       } finally {
-        prepared.release();
+        signals.release();
       }
     },
     close() {

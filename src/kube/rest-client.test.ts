@@ -1,0 +1,48 @@
+/**
+ * The REST client's bound on each request, over a plain HTTP server: a request still waiting is
+ * aborted by its caller's signal, and a finished request leaves no timer behind (loom makes hundreds
+ * a second; each one's one-minute bound must go when the request does, not a minute later). What the
+ * timers cost in memory is measured by `npm run bench:converge`; this checks none is left running.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRestClient, type RestClient } from './rest-client.ts';
+
+let server: Server;
+let client: RestClient;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/hang') return; // Never answers.
+    res.setHeader('Content-Type', 'application/json');
+    res.end('{"kind":"Status"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  client = createRestClient({ kubeConfig: { getCurrentCluster: () => ({ server: `http://127.0.0.1:${port}` }), applyToHTTPSOptions: async () => {} } });
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+
+describe('rest client request bound', () => {
+  it('leaves no timer behind once requests are answered', async () => {
+    const before = timers();
+    await Promise.all(Array.from({ length: 20 }, () => client.request({ method: 'GET', path: '/ok' })));
+    expect(timers()).toBe(before);
+  });
+
+  it('aborts a request its caller gives up on, and drops its timer', async () => {
+    const before = timers();
+    const caller = new AbortController();
+    const pending = client.request({ method: 'GET', path: '/hang', signal: caller.signal });
+    caller.abort(new Error('the caller stopped'));
+    await expect(pending).rejects.toThrow();
+    expect(timers()).toBe(before);
+  });
+});
