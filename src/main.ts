@@ -12,7 +12,7 @@ import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
 import { createFairThrottle, systemClock, TokenBucket, type Clock } from './engine/index.ts';
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
-  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, withTenant,
+  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer, withTenant,
   type DiscoverySnapshot, type KubeEnvironment, type RequestObserver, type RestClient,
 } from './kube/index.ts';
 import { metricsRoutes, probeRoutes, serveUntil } from './server/http-servers.ts';
@@ -107,8 +107,12 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     observe: options.observeRequests,
   });
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
-  // Caches keep managedFields only where loom will take fields over: elsewhere they are memory for nothing.
-  const informers = createInformerRegistry({ client, clock, logger, transform: (obj) => withoutManagedFieldsUnlessTakenOver(obj, config.fieldManager) });
+  // Caches keep managedFields only where loom will take fields over: elsewhere they are memory for
+  // nothing. And the metadata strings many objects repeat are kept once.
+  const shareStrings = stringSharer();
+  const informers = createInformerRegistry({
+    client, clock, logger, transform: (obj) => withoutManagedFieldsUnlessTakenOver(shareStrings(obj), config.fieldManager),
+  });
   const resolveKind = (apiVersion: string, kind: string) => {
     const type = discovery.discovery().byKind(apiVersion, kind);
     if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);

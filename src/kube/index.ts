@@ -16,3 +16,4 @@ export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type Object
 export { createEventRecorder, type EventRecorder, type EventSpec } from './event-recorder.ts';
 export { isEstablished, waitForCrdsEstablished, type WaitForCrdsOptions } from './crd-established.ts';
 export { LruMap } from './lru-map.ts';
+export { stringSharer } from './shared-strings.ts';

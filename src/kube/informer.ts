@@ -190,7 +190,9 @@ export function createInformer(options: InformerOptions): Informer {
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random()));
     const started = clock.now();
     let events = 0;
-    for await (const event of client.watch(path, { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector, timeoutSeconds }, signal)) {
+    const query = { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector, timeoutSeconds };
+    const established = (): void => logger.debug({ resource: path, resourceVersion: resumeFrom }, 'watch established');
+    for await (const event of client.watch(path, query, signal, established)) {
       events++;
       apply(event);
       resumeFrom = event.object.metadata?.resourceVersion ?? resumeFrom;

@@ -15,6 +15,11 @@ let client: RestClient;
 beforeAll(async () => {
   server = createServer((req, res) => {
     if (req.url === '/hang') return; // Never answers.
+    if (req.url?.startsWith('/watch')) {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).flushHeaders();
+      setTimeout(() => res.end('{"type":"ADDED","object":{"metadata":{"resourceVersion":"5"}}}\n'), 50);
+      return;
+    }
     res.setHeader('Content-Type', 'application/json');
     res.end('{"kind":"Status"}');
   });
@@ -44,5 +49,15 @@ describe('rest client request bound', () => {
     caller.abort(new Error('the caller stopped'));
     await expect(pending).rejects.toThrow();
     expect(timers()).toBe(before);
+  });
+});
+
+describe('rest client watch', () => {
+  it('says the watch is established when the server accepts it, before any event', async () => {
+    const seen: string[] = [];
+    for await (const event of client.watch('/watch', {}, new AbortController().signal, () => seen.push('established'))) {
+      seen.push(`${event.type} ${event.object.metadata?.resourceVersion}`);
+    }
+    expect(seen).toEqual(['established', 'ADDED 5']);
   });
 });

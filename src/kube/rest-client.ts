@@ -43,8 +43,11 @@ export interface RestClient {
   readonly server: string;
   /** Sends a request; resolves with the parsed JSON body, rejects with {@link KubeApiError} on non-2xx. */
   request<T = unknown>(req: RestRequest): Promise<T>;
-  /** Streams a watch; ends when the server closes it; rejects with {@link KubeApiError} on an ERROR event. */
-  watch(path: string, query: Query, signal: AbortSignal): AsyncIterable<WatchEvent>;
+  /**
+   * Streams a watch; ends when the server closes it; rejects with {@link KubeApiError} on an ERROR
+   * event. `onEstablished` is called once the server has accepted it, before any event.
+   */
+  watch(path: string, query: Query, signal: AbortSignal, onEstablished?: () => void): AsyncIterable<WatchEvent>;
 }
 
 /**
@@ -107,7 +110,7 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
 
 /** `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}). */
 export function withTenant(client: RestClient, tenant: string): RestClient {
-  return { server: client.server, request: (req) => client.request({ ...req, tenant }), watch: (path, query, signal) => client.watch(path, query, signal) };
+  return { server: client.server, request: (req) => client.request({ ...req, tenant }), watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished) };
 }
 
 /** The TLS settings an agent is built with; new ones mean a new agent. */
@@ -239,11 +242,12 @@ export function createRestClient(options: RestClientOptions): RestClient {
     return (text ? JSON.parse(text) : undefined) as T;
   };
 
-  async function* watch(path: string, query: Query, signal: AbortSignal): AsyncIterable<WatchEvent> {
+  async function* watch(path: string, query: Query, signal: AbortSignal, onEstablished?: () => void): AsyncIterable<WatchEvent> {
     const res = await send({ method: 'GET', path, query: { ...query, watch: true }, signal }, {});
     const status = res.statusCode ?? 0;
     observe?.({ method: 'WATCH', path, status });
     if (status !== 200) throw apiError(status, await readBody(res), undefined);
+    onEstablished?.();
     try {
       for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
         const event = parseWatchLine(path, line);
