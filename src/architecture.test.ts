@@ -126,7 +126,7 @@ describe('import rules', () => {
       { path: 'kube/client.ts', imports: [KUBE_CLIENT, '../api/types.ts'] },
       { path: 'cli/run.ts', imports: ['../controllers/index.ts'] },
       { path: 'sdk/server.ts', imports: ['fastify', 'pino', 'node:fs', '../api/index.ts', '../hooks/index.ts', 'jsonata', '@scope/pkg/sub'] },
-      { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'prom-client', 'kube-loom-sdk'] },
+      { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'pino', 'kube-loom-sdk'] },
     ])).toEqual([
       'core/claim.ts imports kube/store.ts; core/ may import only api',
       'engine/queue.ts imports api/keys.ts; engine/ may import only itself',

@@ -142,7 +142,10 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   const metricsPort = config.metricsAddress && await serveUntil(metricsRoutes(metrics.registry), config.metricsAddress, signal);
   // The evaluators outlive the controllers' drain, so a sync cut short by the stop still ends cleanly.
   // (They start processes only when a JSONata hook is called, so a failed start leaves none behind.)
-  const done = runControllers({ host, config, signal }).finally(() => evaluators.close());
+  const done = runControllers({ host, config, signal }).finally(() => {
+    evaluators.close();
+    metrics.close();
+  });
   logger.info({ server: client.server, applyStrategy: config.applyStrategy, workers: config.workers }, 'loom is running');
   return { metricsPort, probePort, done };
 }

@@ -1,6 +1,6 @@
 /**
  * What a hook runner reports about each request, so the metrics layer can emit Metacontroller's hook
- * metrics without `hooks/` knowing about prom-client:
+ * metrics without `hooks/` knowing how metrics are kept:
  *
  * - `metacontroller_<hook>_in_flight_requests` (gauge): +1 on `requestStarted`, -1 on `requestFinished`.
  * - `metacontroller_<hook>_requests_total{code,method}` (counter) and

@@ -8,7 +8,7 @@ async function urlLabels(metrics: Metrics, hook: 'sync' | 'finalize' | 'customiz
   const names = [`metacontroller_${hook}_requests_total`, `metacontroller_${hook}_in_flight_requests`, `metacontroller_${hook}_request_duration_histogram_seconds`];
   const labels = new Set<string>();
   for (const name of names) {
-    const values = (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+    const values = await metrics.registry.get(name)?.samples() ?? [];
     for (const { labels: { url } } of values) labels.add(String(url));
   }
   return [...labels];
@@ -31,6 +31,7 @@ describe('hook metrics url label', () => {
     callHook(metrics, 'sync', url);
     expect(await urlLabels(metrics, 'sync')).toEqual([label]);
     expect(await metrics.registry.metrics()).not.toContain('s3cret');
+    metrics.close();
   });
 
   it.each([
@@ -49,8 +50,8 @@ describe('hook metrics url label', () => {
     const metrics = createMetrics();
     callHook(metrics, 'customize', 'http://hook/customize?token=a');
     callHook(metrics, 'customize', 'http://hook/customize?token=b');
-    const values = (await metrics.registry.getSingleMetric('metacontroller_customize_requests_total')?.get())?.values;
-    expect(values).toEqual([{ labels: { url: 'http://hook/customize', controller_name: 'web', controller_type: 'CompositeController', code: '200', method: 'post' }, value: 2 }]);
+    const values = await metrics.registry.get('metacontroller_customize_requests_total')?.samples();
+    expect(values).toEqual([{ name: 'metacontroller_customize_requests_total', labels: { url: 'http://hook/customize', controller_name: 'web', controller_type: 'CompositeController', code: '200', method: 'post' }, value: 2 }]);
   });
 });
 
@@ -62,7 +63,7 @@ describe('hook calls without an answer', () => {
       observer.requestFinished({ code, durationSeconds: 0.5 });
     }
   };
-  const valuesOf = async (metrics: Metrics, name: string) => (await metrics.registry.getSingleMetric(name)?.get())?.values ?? [];
+  const valuesOf = async (metrics: Metrics, name: string) => await metrics.registry.get(name)?.samples() ?? [];
 
   it('are counted in loom_hook_requests_total by result, so a dead or hanging hook shows on a dashboard', async () => {
     const metrics = createMetrics();

@@ -2,9 +2,10 @@
  * loom's Prometheus metrics: Metacontroller's hook metric names (so existing dashboards and alerts
  * keep working) and loom's own `loom_*` series for reconciles, queues and applies.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, type Counter, type Gauge, type Histogram } from './exposition.ts';
 import { isAnswered, type HookObserver } from '../hooks/index.ts';
 import { hookUrlLabel } from './hook-url-label.ts';
+import { registerProcessMetrics } from './process-metrics.ts';
 
 /** Which controller a series belongs to. */
 export interface ControllerLabels {
@@ -25,47 +26,51 @@ export interface Metrics {
   applied(controller: ControllerLabels, action: string): void;
   /** Registers a queue whose depth is read at scrape time; returns the unregister. */
   trackQueue(controller: ControllerLabels, depth: () => number): () => void;
+  /** Stops the event loop monitor and GC observer that the first scrape started. */
+  close(): void;
 }
 
 type HookName = 'sync' | 'finalize' | 'customize';
 
-interface HookMetrics {
-  requests: Counter;
-  duration: Histogram;
-  inFlight: Gauge;
-}
-
 const HOOK_LABELS = ['url', 'controller_name', 'controller_type'] as const;
+type HookLabel = typeof HOOK_LABELS[number];
+
+interface HookMetrics {
+  requests: Counter<HookLabel | 'code' | 'method'>;
+  duration: Histogram<HookLabel | 'method'>;
+  inFlight: Gauge<HookLabel>;
+}
 
 function hookMetrics(registry: Registry, hook: HookName): HookMetrics {
   const prefix = `metacontroller_${hook}`;
   return {
-    requests: new Counter({ name: `${prefix}_requests_total`, help: `Requests to the ${hook} hook by status code.`, labelNames: [...HOOK_LABELS, 'code', 'method'], registers: [registry] }),
-    duration: new Histogram({ name: `${prefix}_request_duration_histogram_seconds`, help: `Latency of ${hook} hook requests.`, labelNames: [...HOOK_LABELS, 'method'], registers: [registry] }),
-    inFlight: new Gauge({ name: `${prefix}_in_flight_requests`, help: `${hook} hook requests in flight.`, labelNames: [...HOOK_LABELS], registers: [registry] }),
+    requests: registry.counter({ name: `${prefix}_requests_total`, help: `Requests to the ${hook} hook by status code.`, labelNames: [...HOOK_LABELS, 'code', 'method'] }),
+    duration: registry.histogram({ name: `${prefix}_request_duration_histogram_seconds`, help: `Latency of ${hook} hook requests.`, labelNames: [...HOOK_LABELS, 'method'] }),
+    inFlight: registry.gauge({ name: `${prefix}_in_flight_requests`, help: `${hook} hook requests in flight.`, labelNames: HOOK_LABELS }),
   };
 }
 
 /** Creates the registry with process metrics and every loom series. */
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const processMetrics = registerProcessMetrics(registry);
   const hooks = { sync: hookMetrics(registry, 'sync'), finalize: hookMetrics(registry, 'finalize'), customize: hookMetrics(registry, 'customize') };
   // Metacontroller's series count only answered requests; this one counts every call, so a hook that
   // refuses connections or hangs shows up (result `error`, `timeout`), not just a silent gap.
-  const hookCalls = new Counter({
+  const hookCalls = registry.counter({
     name: 'loom_hook_requests_total', help: 'Hook calls by result: answered (any HTTP status), timeout, aborted or error (no answer: refused, reset, TLS).',
-    labelNames: ['controller', 'controller_type', 'hook', 'url', 'result'], registers: [registry],
+    labelNames: ['controller', 'controller_type', 'hook', 'url', 'result'],
   });
-  const reconciles = new Counter({ name: 'loom_reconcile_total', help: 'Reconciles by outcome.', labelNames: ['controller', 'controller_type', 'result'], registers: [registry] });
-  const reconcileSeconds = new Histogram({ name: 'loom_reconcile_duration_seconds', help: 'Time per reconcile.', labelNames: ['controller', 'controller_type'], registers: [registry] });
-  const applies = new Counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'], registers: [registry] });
+  const reconciles = registry.counter({ name: 'loom_reconcile_total', help: 'Reconciles by outcome.', labelNames: ['controller', 'controller_type', 'result'] });
+  const reconcileSeconds = registry.histogram({ name: 'loom_reconcile_duration_seconds', help: 'Time per reconcile.', labelNames: ['controller', 'controller_type'] });
+  const applies = registry.counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'] });
   const queues = new Map<string, { labels: ControllerLabels; depth: () => number }>();
-  new Gauge({
-    name: 'loom_queue_depth', help: 'Keys waiting in each controller queue.', labelNames: ['controller', 'controller_type'], registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, depth } of queues.values()) this.set({ controller: labels.controller, controller_type: labels.type }, depth());
+  registry.gauge({
+    name: 'loom_queue_depth', help: 'Keys waiting in each controller queue.', labelNames: ['controller', 'controller_type'],
+    // Rebuilt at each scrape, so an untracked queue's series goes away.
+    collect(gauge) {
+      gauge.reset();
+      for (const { labels, depth } of queues.values()) gauge.set({ controller: labels.controller, controller_type: labels.type }, depth());
     },
   });
 
@@ -100,5 +105,6 @@ export function createMetrics(): Metrics {
       queues.set(key, { labels: controller, depth });
       return () => queues.delete(key);
     },
+    close: () => processMetrics.close(),
   };
 }

@@ -60,5 +60,6 @@ describe('metrics', () => {
     expect(text).toContain('loom_reconcile_total{controller="web",controller_type="CompositeController",result="success"} 1');
     expect(text).toContain('loom_apply_total{controller="web",controller_type="CompositeController",action="create"} 1');
     expect(text).toContain('loom_queue_depth{controller="web",controller_type="CompositeController"} 7');
+    metrics.close();
   });
 });

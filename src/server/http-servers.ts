@@ -6,7 +6,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 import type { ListenAddress } from './listen-address.ts';
 
 /** What the probe server answers from. */
@@ -48,8 +47,14 @@ export function probeRoutes(state: ProbeState): Routes {
   };
 }
 
+/** What `/metrics` serves: a metrics registry, seen only through what the route needs. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
 /** The metrics route. */
-export function metricsRoutes(registry: Registry): Routes {
+export function metricsRoutes(registry: MetricsSource): Routes {
   return { '/metrics': async () => ({ status: 200, contentType: registry.contentType, body: await registry.metrics() }) };
 }
 
