@@ -15,11 +15,10 @@
  *
  * Run with `npm run bench:converge [-- parents] [--variants webhook/server-side-apply,...] [--resyncs 2]
  * [--resync-every 30s] [--qps 500]` (default 1000 parents, every variant). The loom under test is the
- * compiled package (`scripts/build.sh`), started with the environment and Node flags of the `loom`
- * command's first line, as the image and the npm package run it.
+ * compiled package (`scripts/build.sh`), started through its `loom` command (`bin.js`), which sets
+ * the Node flag and environment `loom run` wants, as the image and the npm package run it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
@@ -207,25 +206,13 @@ interface LoomProcess {
   stop(): Promise<void>;
 }
 
-/**
- * How the `loom` command starts Node, from its first line (`#!/usr/bin/env -S NAME=value … node
- * --flag …`): the environment it sets and the flags it passes.
- */
-async function commandStart(entry: string): Promise<{ env: Record<string, string>; flags: string[] }> {
-  const words = (await readFile(entry, 'utf8')).split('\n', 1)[0]!.split(/\s+/);
-  const node = words.indexOf('node');
-  const assignments = words.slice(0, node).filter((word) => /^\w+=/.test(word)).map((word) => word.split('=', 2) as [string, string]);
-  return { env: Object.fromEntries(assignments), flags: words.slice(node + 1).filter(Boolean) };
-}
-
 async function startLoom(entry: string, kubeconfig: string, variant: Variant): Promise<LoomProcess> {
   const metricsPort = await freeLoopbackPort();
-  const command = await commandStart(entry);
   const child = spawn(process.execPath, [
-    ...command.flags, entry, 'run', '--kubeconfig', kubeconfig, '--workers', String(WORKERS), '--client-go-qps', String(QPS), '--client-go-burst', String(BURST),
+    entry, 'run', '--kubeconfig', kubeconfig, '--workers', String(WORKERS), '--client-go-qps', String(QPS), '--client-go-burst', String(BURST),
     '--apply-strategy', variant.strategy, '--target-label-selector', `${VARIANT_LABEL}=${variant.slug}`, '--cache-flush-interval', flags['resync-every'],
     '--metrics-address', `127.0.0.1:${metricsPort}`, '--health-probe-bind-address', '0', '--log-level', 'warn', '--log-format', 'json',
-  ], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, ...command.env } });
+  ], { stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await until(() => fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.ok, () => false), 50);
   return {

@@ -163,46 +163,65 @@ describe('executePlan: server-side-apply update with a takeover', () => {
 });
 
 describe('executePlan: writes in flight', () => {
-  /** A writer whose creates stay pending until released, recording how many were in flight at most. */
+  /** A writer whose creates and deletes stay pending until released, recording what started and the most in flight. */
   function heldWriter() {
-    const pending: (() => void)[] = [];
+    const pending: { what: string; release: () => void }[] = [];
     let inFlight = 0;
     let most = 0;
-    const writer = {
-      create: (obj: KubeObject) => new Promise<KubeObject>((resolve) => {
-        most = Math.max(most, ++inFlight);
-        pending.push(() => {
-          inFlight--;
-          resolve(obj);
-        });
-      }),
-    } as unknown as ObjectWriter;
-    return { writer, pending, most: () => most };
-  }
-  const creates = (n: number): ChildDecision[] => Array.from({ length: n }, (_, i) => {
-    const name = `c${i}`;
-    return { action: 'create', child: { ...child, name }, object: { ...desired, metadata: { ...desired.metadata, name } } };
-  });
-  const flush = () => new Promise((resolve) => setImmediate(resolve));
-
-  it('makes the first write alone, then the others together, at most WRITES_IN_FLIGHT at a time, reporting in order', async () => {
-    const held = heldWriter();
-    const decisions = creates(WRITES_IN_FLIGHT + 3);
-    const done = executePlan({
-      decisions, writer: held.writer, fieldManager: 'loom', applyStrategy: 'dynamic-apply', records: new Map(),
-      observedOf: () => undefined, whyNotOurs: () => undefined, logger: pino({ level: 'silent' }),
+    const hold = <T>(what: string, value: T) => new Promise<T>((resolve) => {
+      most = Math.max(most, ++inFlight);
+      pending.push({ what, release: () => {
+        inFlight--;
+        resolve(value);
+      } });
     });
-    await flush();
-    expect(held.pending).toHaveLength(1);
-    held.pending.shift()!();
-    await flush();
-    expect(held.pending).toHaveLength(WRITES_IN_FLIGHT);
-    while (held.pending.length > 0) {
-      held.pending.shift()!();
-      await flush();
+    const writer = {
+      create: (obj: KubeObject) => hold(`create ${obj.metadata.name}`, obj),
+      delete: (ref: ObjectRef) => hold(`delete ${ref.name}`, true),
+    } as unknown as ObjectWriter;
+    /** What is in flight now, after the writes started so far have had their turn. */
+    const started = async (): Promise<string[]> => {
+      await new Promise((resolve) => setImmediate(resolve));
+      return pending.map((p) => p.what);
+    };
+    const releaseAll = () => {
+      for (const p of pending.splice(0)) p.release();
+    };
+    return { writer, started, releaseAll, most: () => most };
+  }
+  const create = (name: string, namespace = 'default'): ChildDecision =>
+    ({ action: 'create', child: { ...child, namespace, name }, object: { ...desired, metadata: { name, ...(namespace ? { namespace } : {}) } } });
+  const remove = (name: string): ChildDecision => ({ action: 'delete', child: { ...child, name }, uid: `uid-${name}` });
+  const execute = (writer: ObjectWriter, decisions: ChildDecision[]) => executePlan({
+    decisions, writer, fieldManager: 'loom', applyStrategy: 'dynamic-apply', records: new Map(),
+    observedOf: () => undefined, whyNotOurs: () => undefined, logger: pino({ level: 'silent' }),
+  });
+
+  it('makes the deletes and the first other write one at a time, then the rest together, at most WRITES_IN_FLIGHT, reporting in order', async () => {
+    const held = heldWriter();
+    const creates = Array.from({ length: WRITES_IN_FLIGHT + 3 }, (_, i) => create(`c${i}`));
+    const decisions = [remove('old1'), remove('old2'), ...creates];
+    const done = execute(held.writer, decisions);
+    const turns: string[][] = [];
+    for (let turn = await held.started(); turn.length > 0; turn = await held.started()) {
+      turns.push(turn);
+      held.releaseAll();
     }
+    expect(turns.slice(0, 4)).toEqual([['delete old1'], ['delete old2'], ['create c0'], creates.slice(1, 1 + WRITES_IN_FLIGHT).map((d) => `create ${d.child.name}`)]);
     const outcomes = await done;
     expect(held.most()).toBe(WRITES_IN_FLIGHT);
     expect(outcomes.map((o) => [o.child.name, o.wrote, o.error])).toEqual(decisions.map((d) => [d.child.name, true, undefined]));
+  });
+
+  it('makes a cluster-scoped write alone, after the writes before it and before those after it', async () => {
+    const held = heldWriter();
+    const done = execute(held.writer, [create('a'), create('b'), create('c'), create('ns', ''), create('d'), create('e')]);
+    const turns: string[][] = [];
+    for (let turn = await held.started(); turn.length > 0; turn = await held.started()) {
+      turns.push(turn);
+      held.releaseAll();
+    }
+    await done;
+    expect(turns).toEqual([['create a'], ['create b', 'create c'], ['create ns'], ['create d', 'create e']]);
   });
 });

@@ -223,11 +223,18 @@ function swallow(expected: (err: unknown) => boolean): (err: unknown) => undefin
   };
 }
 
-/** Writes of one sync in flight at once: the writes of a parent's children are independent of each other. */
+/** Writes of one sync in flight at once: the writes of a parent's namespaced children are independent of each other. */
 export const WRITES_IN_FLIGHT = 8;
 
-/** Whether a decision calls the API at all. */
-const writes = (decision: ChildDecision): boolean => decision.action !== 'unchanged' && decision.action !== 'skip';
+/**
+ * How a decision takes its turn. `none`: no API call. `alone`: after every write before it has ended,
+ * and before any after it starts — a cluster-scoped write (a Namespace, a CRD) may be what later writes
+ * need. `together`: beside other such writes.
+ */
+function turnOf(decision: ChildDecision): 'none' | 'alone' | 'together' {
+  if (decision.action === 'unchanged' || decision.action === 'skip') return 'none';
+  return decision.child.namespace === '' ? 'alone' : 'together';
+}
 
 /** Runs one decision, or reports it not attempted when an earlier failure doomed it; records a failure that dooms others. */
 async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, doomed: DoomedScope[]): Promise<ChildOutcome> {
@@ -247,30 +254,40 @@ async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, 
 }
 
 /**
- * Executes every decision, up to {@link WRITES_IN_FLIGHT} at a time after the first write, which goes
- * alone; never throws for a single child's failure; outcomes come in the decisions' order. A failure
- * that dooms later writes of the sync (`doomed-writes.ts`: namespace terminating or gone, forbidden)
- * skips those not started yet, each reported as failed with the failure that doomed it. The first
- * write going alone means the commonest doom, every child in one namespace that is going away, costs
- * one refused write, as it did when writes went one by one; a doom found later may also fail the few
- * writes already in flight beside it.
+ * Executes every decision; never throws for a single child's failure; outcomes come in the decisions'
+ * order. Writes go one at a time until the first one that is not a delete has ended, then up to
+ * {@link WRITES_IN_FLIGHT} at a time, except that a cluster-scoped write waits for those in flight and
+ * goes alone (docs/concepts.md, "Order of child writes"). A failure that dooms later writes of the sync
+ * (`doomed-writes.ts`: namespace terminating or gone, forbidden) skips those not started yet, each
+ * reported as failed with the failure that doomed it. Going alone until a create or update has been
+ * answered means the commonest doom, every child in one namespace that is going away, costs one
+ * refused write, as when writes went one by one; a doom found later may also fail the few writes
+ * already in flight beside it.
  */
 export async function executePlan(options: ExecutePlanOptions): Promise<ChildOutcome[]> {
   const { decisions } = options;
   const outcomes: ChildOutcome[] = new Array<ChildOutcome>(decisions.length);
   const doomed: DoomedScope[] = [];
-  let next = 0;
-  while (next < decisions.length) {
-    const decision = decisions[next]!;
-    outcomes[next++] = await executeOne(options, decision, doomed);
-    if (writes(decision)) break;
-  }
-  const worker = async (): Promise<void> => {
-    while (next < decisions.length) {
-      const index = next++;
-      outcomes[index] = await executeOne(options, decisions[index]!, doomed);
+  const inFlight = new Set<Promise<void>>();
+  let probed = false;
+  for (const [index, decision] of decisions.entries()) {
+    const turn = turnOf(decision);
+    // Started only when its turn comes: `executeOne` checks for dooms, then writes.
+    const run = (): Promise<void> => executeOne(options, decision, doomed).then((outcome) => void (outcomes[index] = outcome));
+    if (turn === 'none') {
+      await run();
+      continue;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(WRITES_IN_FLIGHT, decisions.length - next) }, worker));
+    if (turn === 'alone' || !probed) {
+      await Promise.all(inFlight);
+      await run();
+      probed ||= decision.action !== 'delete';
+      continue;
+    }
+    const tracked: Promise<void> = run().finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
   return outcomes;
 }

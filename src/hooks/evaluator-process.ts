@@ -34,7 +34,7 @@ export interface EvaluatorProcess {
 /** Starts `entry` with a heap limit of `heapMiB`; `events` hears every valid reply and the exit. */
 export function startEvaluatorProcess(entry: URL, heapMiB: number, events: ProcessEvents): EvaluatorProcess {
   const child = fork(entry, [], {
-    // Young generation as small as the host's (see the `loom` command's first line): one evaluation's
+    // Young generation as small as the host's (see the `loom` command, `cli/bin.ts`): one evaluation's
     // garbage is short-lived, and V8's default would let each process hold tens of MiB of it.
     execArgv: [`--max-old-space-size=${heapMiB}`, '--max-semi-space-size=8'],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

@@ -60,11 +60,16 @@ function execInfo(config: ExecConfig, cluster: ExecClusterInfo | undefined): str
   return JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec: { interactive: false, ...(cluster ? { cluster } : {}) } });
 }
 
+/** How long a plugin may run before it is killed and the request fails. */
+const PLUGIN_TIMEOUT_MS = 60_000;
+
 /** Runs the plugin; resolves with its stdout, rejects naming the command and carrying its stderr. */
 function runPlugin(config: ExecConfig, info: string): Promise<string> {
   const env = { ...process.env, ...Object.fromEntries(config.env.map(({ name, value }) => [name, value])), KUBERNETES_EXEC_INFO: info };
   return new Promise((resolve, reject) => {
-    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Bounded, as client-go bounds it: every request waits for the credential, so a plugin that hangs
+    // would otherwise hang them all.
+    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: PLUGIN_TIMEOUT_MS, killSignal: 'SIGKILL' });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -87,7 +92,8 @@ function statusOf(config: ExecConfig, stdout: string): Record<string, unknown> {
   try {
     parsed = JSON.parse(stdout) as typeof parsed;
   } catch {
-    throw new Error(`exec plugin ${config.command} did not print an ExecCredential (its output is not JSON): ${stdout.slice(0, 200)}`);
+    // Not quoted: the output may hold the credential, and this message goes to logs and events.
+    throw new Error(`exec plugin ${config.command} did not print an ExecCredential (its ${stdout.length} characters of output are not JSON)`);
   }
   if (parsed.kind !== 'ExecCredential') throw new Error(`exec plugin ${config.command} printed kind ${String(parsed.kind)}, not ExecCredential`);
   if (parsed.apiVersion !== config.apiVersion) {

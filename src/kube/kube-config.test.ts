@@ -208,3 +208,33 @@ describe('the default kubeconfig', () => {
     expect(loadKubeConfig({}).getCurrentCluster()?.server).toBe('https://env.example:6443');
   });
 });
+
+describe('loadKubeConfig: errors keep credentials out', () => {
+  it('names a YAML mistake by its position, without quoting the lines around it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loom-kubeconfig-yaml-'));
+    try {
+      const file = join(dir, 'config');
+      await writeFile(file, 'users:\n- name: u\n  user:\n    token: s3cret-t0ken\n  bad: [unclosed\n');
+      expect(() => loadKubeConfig({ path: file })).toThrow(/not valid YAML: .* at line \d+, column \d+$/);
+      expect(() => loadKubeConfig({ path: file })).not.toThrow(/s3cret/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('loadKubeConfig: a context naming an undefined user', () => {
+  it('is refused at load, naming the user and the context', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loom-kubeconfig-user-'));
+    try {
+      const file = join(dir, 'config');
+      await writeFile(file, JSON.stringify({
+        apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }], users: [], contexts: [{ name: 'c', context: { cluster: 'c', user: 'ghost' } }],
+      }));
+      expect(() => loadKubeConfig({ path: file })).toThrow('user "ghost" was not found for context "c"');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

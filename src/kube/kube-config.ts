@@ -135,6 +135,8 @@ function kubeConfigOf(entries: KubeconfigEntries, currentContext: string): KubeC
   const context = entries.contexts.get(currentContext);
   const cluster = context ? entries.clusters.get(context.cluster) : undefined;
   const user = context ? entries.users.get(context.user) : undefined;
+  // As client-go: a context naming a user nobody defined is a mistake, not a user without credentials.
+  if (context?.user && !user) throw new Error(`user "${context.user}" was not found for context "${currentContext}"`);
   // Built now so a user loom cannot authenticate as fails at start-up; it runs no plugin and loads
   // nothing before the first request.
   const credentials = cluster ? credentialsFor(cluster, user) : undefined;

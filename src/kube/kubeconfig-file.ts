@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { load } from 'js-yaml';
+import { load, YAMLException } from 'js-yaml';
 import type { ExecConfig } from './exec-credential.ts';
 
 /** A `clusters[]` entry: where the API server is and how to trust it. */
@@ -243,6 +243,13 @@ export function readKubeconfig(file: string): KubeconfigEntries {
   try {
     return parseKubeconfig(text, dirname(resolve(file)));
   } catch (cause) {
+    // A YAML error's message quotes the lines around the mistake, which may hold a token or a key:
+    // only the reason and the position are passed on, and the cause is not kept.
+    if (cause instanceof YAMLException) {
+      const where = cause.mark ? ` at line ${cause.mark.line + 1}, column ${cause.mark.column + 1}` : '';
+      // eslint-disable-next-line preserve-caught-error -- the cause's message quotes the file's lines.
+      throw new Error(`kubeconfig ${file}: not valid YAML: ${cause.reason}${where}`);
+    }
     throw new Error(`kubeconfig ${file}: ${(cause as Error).message}`, { cause });
   }
 }

@@ -18,6 +18,15 @@ describe('text format', () => {
     ].join('\n'));
   });
 
+  it('leaves a metric whose collect hook throws without samples, and prints the others', async () => {
+    const registry = new Registry();
+    registry.gauge({ name: 'broken', help: 'Cannot be read.', collect: () => {
+      throw new Error('no /proc here');
+    } });
+    registry.gauge({ name: 'fine', help: 'Readable.' }).set({}, 1);
+    expect(await registry.metrics()).toBe('# HELP broken Cannot be read.\n# TYPE broken gauge\n\n# HELP fine Readable.\n# TYPE fine gauge\nfine 1\n');
+  });
+
   it('serves the 0.0.4 text content type', () => {
     expect(new Registry().contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
   });

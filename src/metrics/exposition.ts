@@ -213,7 +213,10 @@ export class Registry {
     const blocks: string[] = [];
     for (const metric of this.#metrics.values()) {
       const lines = [`# HELP ${metric.name} ${escapeHelp(metric.help)}`, `# TYPE ${metric.name} ${metric.type}`];
-      for (const sample of await metric.samples()) lines.push(formatSample(sample));
+      // A metric whose reading fails (a /proc file that cannot be read, say) is left without samples
+      // rather than costing the scrape every other series.
+      const samples = await metric.samples().catch(() => []);
+      for (const sample of samples) lines.push(formatSample(sample));
       blocks.push(lines.join('\n'));
     }
     return `${blocks.join('\n\n')}\n`;

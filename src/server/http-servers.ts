@@ -68,9 +68,12 @@ export async function serveUntil(routes: Routes, address: ListenAddress, signal:
       resolve();
     });
   });
-  signal.addEventListener('abort', () => {
+  const close = (): void => {
     server.close();
     server.closeAllConnections();
-  }, { once: true });
+  };
+  // Aborted while it was starting to listen (a SIGTERM during start-up): close at once.
+  if (signal.aborted) close();
+  else signal.addEventListener('abort', close, { once: true });
   return (server.address() as AddressInfo).port;
 }
