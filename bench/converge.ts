@@ -1,7 +1,7 @@
 /**
  * How fast, how lean and how quiet `loom run` is on a CompositeController with N parents × 3 ConfigMap
  * children, each variant (hook kind × apply strategy) in its own `loom run` process on one local
- * control plane, with `--client-go-qps=500 --client-go-burst=1000 --workers=5`.
+ * control plane, with `--client-go-qps=500 --client-go-burst=1000 --workers=5` (`--qps` changes the rate).
  *
  * - Converge: from the first parent created until every parent's status counts 3 children, against a
  *   floor measured in the same run: the writes loom cannot avoid (each parent's 3 creates and one
@@ -19,8 +19,7 @@
  * the Node flag and environment `loom run` wants, as the image and the npm package run it.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { promisify } from 'node:util';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import Fastify from 'fastify';
 import { crdManifests } from '../src/cli/install-crds.ts';
 import { startControlPlane } from '../src/devcluster/index.ts';
