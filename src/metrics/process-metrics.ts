@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver, type ELDHistogram, type NodeGCPerformanceDetail } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import type { Histogram, Registry } from './exposition.ts';
+import type { Counter, Histogram, Registry } from './exposition.ts';
 
 /** Stops the monitor and observer the metrics started. */
 export interface ProcessMetrics {
@@ -52,16 +52,19 @@ export function registerProcessMetrics(registry: Registry): ProcessMetrics {
 }
 
 function registerCpu(registry: Registry): void {
-  // Counted from 0, so the totals are the process's (as the Go client's are), not since the metrics were made.
-  let seen = { user: 0, system: 0 };
+  // The process's totals (as the Go client's are), from one reading per scrape so they add up: a
+  // counter restarts from 0 only with the process, so setting it to the total is its value.
+  const set = (counter: Counter<never>, microseconds: number): void => {
+    counter.reset();
+    counter.inc({}, microseconds / 1e6);
+  };
   registry.counter({
     name: 'process_cpu_user_seconds_total', help: 'Total user CPU time spent in seconds.',
     collect(user) {
-      const now = process.cpuUsage();
-      user.inc({}, (now.user - seen.user) / 1e6);
-      system.inc({}, (now.system - seen.system) / 1e6);
-      total.inc({}, (now.user - seen.user + now.system - seen.system) / 1e6);
-      seen = now;
+      const usage = process.cpuUsage();
+      set(user, usage.user);
+      set(system, usage.system);
+      set(total, usage.user + usage.system);
     },
   });
   const system = registry.counter({ name: 'process_cpu_system_seconds_total', help: 'Total system CPU time spent in seconds.' });
