@@ -10,15 +10,8 @@ import { pino, type Logger } from 'pino';
 import { runLoom } from '../main.ts';
 import { createRestClient, loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeEnvironment } from '../kube/index.ts';
 import { systemClock } from '../engine/index.ts';
-import { runDev } from './dev.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
-import { installCrds } from './install-crds.ts';
-import { runInit } from './init.ts';
-import { runPlan } from './plan.ts';
-import { runRender } from './render.ts';
-import { runTypes } from './types.ts';
-import { formatValidation, validateFiles } from './validate.ts';
 import { logSettings } from './log-settings.ts';
 import { textLogStream } from './pretty-log.ts';
 import { RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
@@ -63,6 +56,7 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
     }
     case 'install-crds': {
       const client = createRestClient({ kubeConfig: loadKubeConfig({ path: values.get('kubeconfig'), context: values.get('context'), environment: kubeEnvironment() }) });
+      const { installCrds } = await import('./install-crds.ts');
       const names = await installCrds(client, systemClock, values.get('apply-strategy-ssa-field-manager') ?? 'loom');
       process.stdout.write(names.map((n) => `customresourcedefinition ${n} applied\n`).join(''));
       return 0;
@@ -72,13 +66,16 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
         process.stderr.write('usage: loom validate FILE…\n');
         return 2;
       }
+      const { formatValidation, validateFiles } = await import('./validate.ts');
       const result = await validateFiles(args);
       process.stdout.write(formatValidation(result));
       return result.problems.length > 0 ? 1 : 0;
     }
-    case 'dev':
+    case 'dev': {
+      const { runDev } = await import('./dev.ts');
       await runDev({ logger: logger(values), signal: abortOnSignals(), out: process.stdout, config: runConfig(values, undefined, kubeEnvironment()) });
       return 0;
+    }
     case 'version':
       process.stdout.write(`loom ${await loomVersion()}\n`);
       return 0;
@@ -98,12 +95,17 @@ interface CommandIO {
 
 type SelfParsingCommand = (args: string[], io: CommandIO) => Promise<number>;
 
-/** Commands with flags of their own: each reads its arguments itself. */
-const SELF_PARSING = new Map<string, SelfParsingCommand>([['render', runRender], ['types', runTypes], ['init', runInit], ['plan', runPlan]]);
+/** Commands with flags of their own: each reads its arguments itself. Loaded on use, like every command but `run`, so the long-running host holds none of their modules (fastify and YAML among them). */
+const SELF_PARSING = new Map<string, () => Promise<SelfParsingCommand>>([
+  ['render', async () => (await import('./render.ts')).runRender],
+  ['types', async () => (await import('./types.ts')).runTypes],
+  ['init', async () => (await import('./init.ts')).runInit],
+  ['plan', async () => (await import('./plan.ts')).runPlan],
+]);
 
 async function main(argv: string[]): Promise<number> {
-  const selfParsing = SELF_PARSING.get(argv[0] ?? '');
-  if (selfParsing) return selfParsing(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), environment: kubeEnvironment() });
+  const loadSelfParsing = SELF_PARSING.get(argv[0] ?? '');
+  if (loadSelfParsing) return (await loadSelfParsing())(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), environment: kubeEnvironment() });
   if (argv.length === 0) {
     process.stdout.write(USAGE);
     return 2;

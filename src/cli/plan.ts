@@ -32,30 +32,7 @@ import { loadHookModule } from '../offline/render-module-hook.ts';
 import type { DryRunApply } from '../offline/render-plan.ts';
 import type { RelatedSource } from '../offline/render-related.ts';
 import type { ResolvedType, TypeCatalog } from '../offline/render-types.ts';
-
-/** The help text of `loom plan`. */
-export const PLAN_USAGE = `usage: loom plan --controller FILE [--hook-module FILE] [--kubeconfig FILE] [--context NAME]
-                 [--apply-strategy server-side-apply|dynamic-apply] [--apply-strategy-ssa-field-manager NAME]
-                 [--exit-code]
-
-Plans a changed CompositeController or DecoratorController against a live cluster: reads its parents
-(targets) and their children (attachments), runs the manifest's hooks for each, and prints per
-parent what loom would create, update, recreate, leave alone or delete, with a field diff. With
-server-side apply every write is tried as a server-side dry run, so defaulting and admission count:
-a write the API server would refuse says why (refused). Writes nothing.
-
-  --controller FILE   the controller manifest to plan (the changed one)
-  --hook-module FILE  serve its webhook hooks from this module (as for loom render)
-  --kubeconfig FILE   the cluster; else $KUBECONFIG, in-cluster, ~/.kube/config
-  --context NAME      the kubeconfig's context
-  --apply-strategy    how updates are judged, as loom's flag [server-side-apply]
-  --apply-strategy-ssa-field-manager NAME
-                      the field manager of the dry-run applies, as loom's flag [loom]
-  --exit-code         exit 2 when anything would change or be refused, 0 when nothing would
-
-A customize hook's related objects are read from the cluster. Not yet: with dynamic-apply, changes
-are judged offline, as loom render judges them.
-`;
+import { PLAN_USAGE } from './usage.ts';
 
 const PLAN_FLAGS: FlagSpec = {
   controller: 'string', 'hook-module': 'string', kubeconfig: 'string', context: 'string', 'apply-strategy': 'string',

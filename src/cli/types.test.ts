@@ -8,7 +8,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runTypes, TYPES_USAGE, type TypesIO } from './types.ts';
+import { runTypes, type TypesIO } from './types.ts';
+import { TYPES_USAGE } from './usage.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -13,22 +13,7 @@ import { RenderError, throwIfAny } from '../offline/render-error.ts';
 import { loadObjects } from '../offline/render-inputs.ts';
 import { typesModule, type TypesSource } from './types-module.ts';
 import type { ReadTextFile } from './validate.ts';
-
-/** The help text of `loom types`. */
-export const TYPES_USAGE = `usage: loom types FILE… [--out FILE]
-
-Generates TypeScript types for hooks written with kube-loom-sdk from the CustomResourceDefinitions,
-CompositeControllers and DecoratorControllers in the files (other objects are skipped):
-  - per served CRD version, its object type (apiVersion and kind as literals) and one type per
-    top-level field of its schema (<Kind>Spec, <Kind>Status);
-  - the Kubernetes built-in kinds the controllers name, with their top-level fields;
-  - per controller, named after it: the keys of its children or attachments, its sync/finalize
-    request and response, and its customize request when it has a customize hook.
-The module imports only kube-loom-sdk. desired<Kind>({ … }), or desired({ … }) where a response
-type expects one, checks the object's fields.
-
-  --out FILE   write the module to FILE instead of stdout
-`;
+import { TYPES_USAGE } from './usage.ts';
 
 const TYPES_FLAGS: FlagSpec = { out: 'string', h: 'bool', help: 'bool' };
 

@@ -4,10 +4,48 @@
  */
 import { readFile } from 'node:fs/promises';
 import { RUN_FLAGS } from './run-config.ts';
-import { PLAN_USAGE } from './plan.ts';
-import { TYPES_USAGE } from './types.ts';
 
 type FlagName = keyof typeof RUN_FLAGS;
+
+/** The help text of `loom plan`. */
+export const PLAN_USAGE = `usage: loom plan --controller FILE [--hook-module FILE] [--kubeconfig FILE] [--context NAME]
+                 [--apply-strategy server-side-apply|dynamic-apply] [--apply-strategy-ssa-field-manager NAME]
+                 [--exit-code]
+
+Plans a changed CompositeController or DecoratorController against a live cluster: reads its parents
+(targets) and their children (attachments), runs the manifest's hooks for each, and prints per
+parent what loom would create, update, recreate, leave alone or delete, with a field diff. With
+server-side apply every write is tried as a server-side dry run, so defaulting and admission count:
+a write the API server would refuse says why (refused). Writes nothing.
+
+  --controller FILE   the controller manifest to plan (the changed one)
+  --hook-module FILE  serve its webhook hooks from this module (as for loom render)
+  --kubeconfig FILE   the cluster; else $KUBECONFIG, in-cluster, ~/.kube/config
+  --context NAME      the kubeconfig's context
+  --apply-strategy    how updates are judged, as loom's flag [server-side-apply]
+  --apply-strategy-ssa-field-manager NAME
+                      the field manager of the dry-run applies, as loom's flag [loom]
+  --exit-code         exit 2 when anything would change or be refused, 0 when nothing would
+
+A customize hook's related objects are read from the cluster. Not yet: with dynamic-apply, changes
+are judged offline, as loom render judges them.
+`;
+
+/** The help text of `loom types`. */
+export const TYPES_USAGE = `usage: loom types FILE… [--out FILE]
+
+Generates TypeScript types for hooks written with kube-loom-sdk from the CustomResourceDefinitions,
+CompositeControllers and DecoratorControllers in the files (other objects are skipped):
+  - per served CRD version, its object type (apiVersion and kind as literals) and one type per
+    top-level field of its schema (<Kind>Spec, <Kind>Status);
+  - the Kubernetes built-in kinds the controllers name, with their top-level fields;
+  - per controller, named after it: the keys of its children or attachments, its sync/finalize
+    request and response, and its customize request when it has a customize hook.
+The module imports only kube-loom-sdk. desired<Kind>({ … }), or desired({ … }) where a response
+type expects one, checks the object's fields.
+
+  --out FILE   write the module to FILE instead of stdout
+`;
 
 const COMMANDS = `commands:
   run            run the controller host against a cluster (the default when only flags are given)

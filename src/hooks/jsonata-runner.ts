@@ -26,8 +26,9 @@
  * holds a function is refused, so no function leaves an evaluation. The tests in
  * `jsonata-runner.test.ts` try these ways out.
  */
+import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
-import jsonata from 'jsonata';
+import type jsonata from 'jsonata';
 import { HookError } from './hook-error.ts';
 import { NO_RESPONSE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
@@ -126,11 +127,19 @@ function boundRegexBacktracking(): void {
   setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 }
 
+/**
+ * JSONata itself, loaded by the first compile: a host whose controllers all call webhooks never
+ * holds it.
+ */
+function jsonataLibrary(): typeof jsonata {
+  return createRequire(import.meta.url)('jsonata') as typeof jsonata;
+}
+
 function compile(options: JsonataHookOptions, config: RunnerConfig, guardrails: GuardrailOptions): jsonata.Expression {
   boundRegexBacktracking();
   let expression: jsonata.Expression;
   try {
-    expression = jsonata(options.expression, guardrails);
+    expression = jsonataLibrary()(options.expression, guardrails);
   } catch (error) {
     throw compileError(config.label, options.expression, error);
   }

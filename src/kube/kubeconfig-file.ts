@@ -6,8 +6,9 @@
  * works from any working directory and means the same after being merged with others.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve, sep } from 'node:path';
-import { load, YAMLException } from 'js-yaml';
+import type * as Yaml from 'js-yaml';
 import type { ExecConfig } from './exec-credential.ts';
 
 /** A `clusters[]` entry: where the API server is and how to trust it. */
@@ -226,9 +227,17 @@ function named<T>(file: Fields, list: string, inner: string, build: (name: strin
   return entries;
 }
 
+/**
+ * The YAML parser, loaded when the first kubeconfig file is read: in a cluster loom reads none, and
+ * the long-running host should not hold a parser it never uses.
+ */
+function yaml(): typeof Yaml {
+  return createRequire(import.meta.url)('js-yaml') as typeof Yaml;
+}
+
 /** Parses kubeconfig text; `base` is the directory relative paths in it are resolved against. */
 export function parseKubeconfig(text: string, base: string): KubeconfigEntries {
-  const file = new Fields(load(text), '');
+  const file = new Fields(yaml().load(text), '');
   return {
     clusters: named(file, 'clusters', 'cluster', (name, cluster) => clusterOf(name, cluster, base)),
     users: named(file, 'users', 'user', (name, user) => userOf(name, user, base)),
@@ -245,7 +254,7 @@ export function readKubeconfig(file: string): KubeconfigEntries {
   } catch (cause) {
     // A YAML error's message quotes the lines around the mistake, which may hold a token or a key:
     // only the reason and the position are passed on, and the cause is not kept.
-    if (cause instanceof YAMLException) {
+    if (cause instanceof yaml().YAMLException) {
       const where = cause.mark ? ` at line ${cause.mark.line + 1}, column ${cause.mark.column + 1}` : '';
       // eslint-disable-next-line preserve-caught-error -- the cause's message quotes the file's lines.
       throw new Error(`kubeconfig ${file}: not valid YAML: ${cause.reason}${where}`);
