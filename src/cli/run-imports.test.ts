@@ -1,9 +1,9 @@
 /**
  * What `loom run` loads. The host runs for weeks, so it should not hold what only other commands use:
  * fastify (the hook SDK, `render`, `plan`), a YAML parser (it reads no kubeconfig in a cluster),
- * JSONata (until a controller has an expression) and `@kubernetes/client-node`. Checked in a fresh
- * Node process whose module hook records every package loaded; `loom validate`, which does parse YAML,
- * shows the hook sees what it should.
+ * JSONata (until a controller has an expression), `@kubernetes/client-node`, and the undici that Node
+ * bundles for `fetch` (listed as `node:undici`). Checked in a fresh Node process whose module hook
+ * records every package loaded; `loom validate`, which does parse YAML, shows the hook sees what it should.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -32,7 +32,10 @@ const RECORD_PACKAGES = `
     if (match) packages.add(match[1]);
     return result;
   } });
-  process.on('exit', () => process.stderr.write('PACKAGES ' + JSON.stringify([...packages]) + '\\n'));
+  process.on('exit', () => {
+    if (process.moduleLoadList.some((name) => name.includes('undici'))) packages.add('node:undici');
+    process.stderr.write('PACKAGES ' + JSON.stringify([...packages]) + '\\n');
+  });
 `;
 
 /** Runs `loom args…` until it exits, with KUBECONFIG naming a file that is not there, and lists the packages it loaded. */
@@ -46,10 +49,10 @@ function packagesLoadedBy(args: string[]): string[] {
 }
 
 describe('loom run', () => {
-  it('loads neither fastify, a YAML parser, JSONata nor client-node before it has a reason to', () => {
+  it('loads neither fastify, a YAML parser, JSONata, client-node nor undici before it has a reason to', () => {
     const loaded = packagesLoadedBy(['run']);
     expect(loaded).toContain('pino');
-    expect(loaded.filter((name) => ['fastify', 'js-yaml', 'jsonata', '@kubernetes/client-node'].includes(name))).toEqual([]);
+    expect(loaded.filter((name) => ['fastify', 'js-yaml', 'jsonata', '@kubernetes/client-node', 'node:undici'].includes(name))).toEqual([]);
   });
 
   it('is measured by a hook that sees a command load js-yaml', async () => {

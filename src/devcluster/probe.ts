@@ -2,8 +2,13 @@
  * Health probes for the control-plane processes: one HTTP(S) GET with a deadline. Plain `node:https`
  * on purpose: only `src/kube` may use the Kubernetes client, and a health check needs none of it.
  */
-import { request as httpRequest } from 'node:http';
+import type * as Http from 'node:http';
+import { createRequire } from 'node:module';
 import { request as httpsRequest } from 'node:https';
+
+// Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
+// load Node's bundled undici (~14 MiB resident) that loom never uses.
+const { request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /** TLS material for an HTTPS probe; PEM contents, not paths. */
 export interface ProbeTls {

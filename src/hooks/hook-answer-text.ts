@@ -3,7 +3,12 @@
  * modules that `loom render` calls in-process: the start of the body, or the HTTP status text when
  * there is no body, so a bare 404 does not read as `HTTP 404:` followed by nothing.
  */
-import { STATUS_CODES } from 'node:http';
+import type * as Http from 'node:http';
+import { createRequire } from 'node:module';
+
+// Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
+// load Node's bundled undici (~14 MiB resident) that loom never uses.
+const { STATUS_CODES } = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /** How much of a body an error message quotes. */
 const BODY_EXCERPT_CHARS = 200;

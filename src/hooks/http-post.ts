@@ -6,8 +6,14 @@
  * chunked body. A response without `Content-Length` that ends when the server closes the connection is
  * read to the end like any other.
  */
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type * as Http from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
+
+// Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
+// load Node's bundled undici (~14 MiB resident) that loom never uses.
+const { request: httpRequest } = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /** A response, read completely. */
 export interface HttpResponse {

@@ -5,10 +5,16 @@
  * plain `node:https`, so every header, query parameter and status code is ours to control (apply
  * content types, preconditions, watch streams) and to count.
  */
-import { request as httpRequest, Agent as HttpAgent, type IncomingMessage, type RequestOptions } from 'node:http';
+import type * as Http from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
+import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { createInterface } from 'node:readline';
 import { KubeApiError } from './kube-api-error.ts';
+
+// Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
+// load Node's bundled undici (~14 MiB resident) that loom never uses.
+const { request: httpRequest, Agent: HttpAgent } = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /** Query parameters; `undefined` values are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -144,7 +150,7 @@ function proxyOf(proxyUrl: string | undefined): { proxyEnv?: { HTTP_PROXY: strin
  * certificate file rewritten, an exec plugin's new credential) a new agent takes over, and the old one
  * is retired: its idle connections close, and those still busy (a long watch) close when they are done.
  */
-function agentPool(secure: boolean, proxyUrl: string | undefined): { for(opts: TlsMaterial): HttpAgent } {
+function agentPool(secure: boolean, proxyUrl: string | undefined): { for(opts: TlsMaterial): Http.Agent } {
   const proxy = proxyOf(proxyUrl);
   if (!secure) {
     const plain = new HttpAgent({ keepAlive: true, ...proxy });

@@ -4,9 +4,15 @@
  * Three GET routes need no framework: `node:http` serves them, which keeps fastify (about 20 MiB
  * resident once loaded) out of the host process. Both close on the host's shutdown signal.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type * as Http from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { ListenAddress } from './listen-address.ts';
+
+// Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
+// load Node's bundled undici (~14 MiB resident) that loom never uses.
+const { createServer } = createRequire(import.meta.url)('node:http') as typeof Http;
 
 /** What the probe server answers from. */
 export interface ProbeState {
