@@ -6,7 +6,8 @@ import { extname } from 'node:path';
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
-  acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, type Host, type HostSettings,
+  acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, runShardMember, SHARD_GROUP_LABEL,
+  type Host, type HostSettings, type Lease,
 } from './controllers/index.ts';
 import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
 import { createFairThrottle, systemClock, TokenBucket, type Clock } from './engine/index.ts';
@@ -41,6 +42,8 @@ export interface LoomConfig extends HostSettings {
   jsonataMemoryMiB?: number | undefined;
   /** `--leader-election`: the Lease to hold before running controllers; absent = always lead. */
   leaderElection?: { namespace: string; name: string; identity: string } | undefined;
+  /** `--shards`: the buckets the parents are split into, and where their Leases live; absent = one replica does all. */
+  sharding?: { namespace: string; group: string; identity: string; buckets: number; leaseDurationMs: number } | undefined;
 }
 
 /**
@@ -142,7 +145,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   const metricsPort = config.metricsAddress && await serveUntil(metricsRoutes(metrics.registry), config.metricsAddress, signal);
   // The evaluators outlive the controllers' drain, so a sync cut short by the stop still ends cleanly.
   // (They start processes only when a JSONata hook is called, so a failed start leaves none behind.)
-  const done = runControllers({ host, config, signal }).finally(() => {
+  const done = runControllers({ host, config, client, signal }).finally(() => {
     evaluators.close();
     metrics.close();
   });
@@ -153,6 +156,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
 interface RunControllersInput {
   host: Host;
   config: LoomConfig;
+  client: RestClient;
   signal: AbortSignal;
 }
 
@@ -161,8 +165,9 @@ interface RunControllersInput {
  * matters: controllers drain first, then the lease is released, so two leaders never overlap. A lost
  * lease stops the controllers and rejects, so the process exits and a restart rejoins the election.
  */
-async function runControllers({ host, config, signal }: RunControllersInput): Promise<void> {
+async function runControllers({ host, config, client, signal }: RunControllersInput): Promise<void> {
   const meta = { host, targetSelector: config.targetSelector };
+  if (config.sharding) return runShards({ host, config, client, signal }, config.sharding);
   if (!config.leaderElection) return runMetaController(meta, signal);
   const election = { ...config.leaderElection, writer: host.writer, clock: host.clock, logger: host.logger };
   if (!(await acquireLeadership(election, signal))) return;
@@ -174,6 +179,22 @@ async function runControllers({ host, config, signal }: RunControllersInput): Pr
   await running;
   if (outcome === 'lost') throw new Error('lost the leader lease; stopping so that a restart rejoins the election');
   await releaseLeadership(election);
+}
+
+/**
+ * Runs the controllers of the parent buckets this replica holds, restarted for its new buckets after
+ * every handover (docs/sharding.md).
+ */
+function runShards({ host, config, client, signal }: RunControllersInput, sharding: NonNullable<LoomConfig['sharding']>): Promise<void> {
+  const { namespace, group, buckets, leaseDurationMs } = sharding;
+  const listLeases = async (stop: AbortSignal): Promise<Lease[]> => (await client.request<{ items: Lease[] }>({
+    method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
+    query: { labelSelector: `${SHARD_GROUP_LABEL}=${group}` }, signal: stop,
+  })).items;
+  return runShardMember({
+    ...sharding, writer: host.writer, listLeases, clock: host.clock, logger: host.logger.child({ component: 'sharding' }), observe: host.metrics.shards,
+    renewDeadlineMs: Math.round(leaseDurationMs * 2 / 3), retryPeriodMs: Math.min(2_000, Math.round(leaseDurationMs / 5)),
+  }, (held, stop) => runMetaController({ host: { ...host, shard: { buckets, held } }, targetSelector: config.targetSelector }, stop), signal);
 }
 
 interface DiscoveryLoopInput {

@@ -90,12 +90,20 @@ describe('charts/loom', () => {
     expect(Object.keys(values).filter((key) => !table.includes(`\`${key}\``) && !table.includes(`\`${key}.`))).toEqual([]);
   });
 
-  it('turns on leader election, in the release namespace, and a PodDisruptionBudget with more than one replica', () => {
-    const { values } = parseGoFlags(deploymentArgs(objectsOf('replicas')).slice(1), RUN_FLAG_SPEC);
-    expect(runConfig(values, { identity: 'pod' }).leaderElection).toEqual({ namespace: 'loom-system', name: 'metacontroller', identity: 'pod' });
+  it('shares the parents among more than one replica, with Leases in the release namespace, and a PodDisruptionBudget', () => {
+    const config = (name: string) => runConfig(parseGoFlags(deploymentArgs(objectsOf(name)).slice(1), RUN_FLAG_SPEC).values, { identity: 'pod' });
+    expect(config('replicas').sharding).toEqual({ namespace: 'loom-system', group: 'metacontroller', identity: 'pod', buckets: 16, leaseDurationMs: 15_000 });
+    expect(config('replicas').leaderElection).toBeUndefined();
     expect(objectsOf('replicas').map((o) => o.kind)).toContain('PodDisruptionBudget');
-    expect(runConfig(parseGoFlags(deploymentArgs(objectsOf('default')).slice(1), RUN_FLAG_SPEC).values).leaderElection).toBeUndefined();
+    expect(config('default').sharding).toBeUndefined();
+    expect(config('default').leaderElection).toBeUndefined();
     expect(objectsOf('default').map((o) => o.kind)).not.toContain('PodDisruptionBudget');
+  });
+
+  it('elects a leader instead of sharding when Metacontroller\'s commandArgs ask for it', () => {
+    const config = runConfig(parseGoFlags(deploymentArgs(objectsOf('metacontroller')).slice(1), RUN_FLAG_SPEC).values, { identity: 'pod' });
+    expect(config.leaderElection).toEqual({ namespace: 'loom-system', name: 'metacontroller', identity: 'pod' });
+    expect(config.sharding).toBeUndefined();
   });
 
   it('takes the values of Metacontroller\'s chart: its command counts as the image\'s, commandArgs come last', () => {

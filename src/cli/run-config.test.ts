@@ -35,6 +35,10 @@ describe('runConfig', () => {
     [['--jsonata-memory-limit', '16'], '--jsonata-memory-limit: "16" is not a number ≥ 32'],
     [['--leader-election'], '--leader-election-namespace is required outside a cluster'],
     [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
+    [['--shards', '16'], '--shards: --leader-election-namespace (where the shard Leases live) is required outside a cluster'],
+    [['--shards', '16', '--leader-election', '--leader-election-namespace', 'x'], '--shards: every replica is active with sharding; leave --leader-election off'],
+    [['--shards', '2.5', '--leader-election-namespace', 'x'], '--shards: "2.5" is not a whole number'],
+    [['--shards', '4', '--leader-election-namespace', 'x', '--shard-lease-duration', '1s'], '--shard-lease-duration: must be at least 3s'],
   ])('names the flag in the error for %j', (args, message) => {
     expect(() => config(...args)).toThrow(message);
   });
@@ -51,5 +55,14 @@ describe('leader election flags', () => {
     const values = parseGoFlags(['--leader-election', '--leader-election-id', 'loom-a'], RUN_FLAG_SPEC).values;
     expect(runConfig(values, { identity: 'pod-1', podNamespace: 'loom-system' }).leaderElection)
       .toEqual({ namespace: 'loom-system', name: 'loom-a', identity: 'pod-1' });
+  });
+});
+
+describe('sharding flags', () => {
+  it('are off by default, and name the Leases after --leader-election-id in the pod\'s namespace', () => {
+    expect(config().sharding).toBeUndefined();
+    const values = parseGoFlags(['--shards', '16', '--leader-election-id', 'loom-a', '--shard-lease-duration', '20s'], RUN_FLAG_SPEC).values;
+    expect(runConfig(values, { identity: 'pod-1', podNamespace: 'loom-system' }).sharding)
+      .toEqual({ namespace: 'loom-system', group: 'loom-a', identity: 'pod-1', buckets: 16, leaseDurationMs: 20_000 });
   });
 });

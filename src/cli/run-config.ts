@@ -25,6 +25,8 @@ export const RUN_FLAGS = {
   'leader-election-resource-lock': ['string', 'leases', 'the lock kind; only leases'],
   'leader-election-namespace': ['string', '', "the Lease's namespace; the pod's own in a cluster"],
   'leader-election-id': ['string', 'metacontroller', "the Lease's name"],
+  shards: ['string', '0', 'split the parents into this many buckets shared by all live replicas (docs/sharding.md); the same on every replica; 0 off'],
+  'shard-lease-duration': ['string', '15s', 'how long a replica that stops renewing its Lease keeps its buckets'],
   'target-label-selector': ['string', '', 'run only the controller objects this label selector matches'],
   'apply-strategy': ['string', 'server-side-apply', "server-side-apply, or dynamic-apply (Metacontroller's 3-way merge)"],
   'apply-strategy-ssa-field-manager': ['string', 'loom', 'the field manager every write names'],
@@ -102,6 +104,17 @@ function leaderElection(values: Values, replica: ReplicaIdentity): LoomConfig['l
   return { namespace, name: get(values, 'leader-election-id'), identity: replica.identity };
 }
 
+function sharding(values: Values, replica: ReplicaIdentity): LoomConfig['sharding'] {
+  const buckets = integer(values, 'shards', 0);
+  if (buckets === 0) return undefined;
+  if (get(values, 'leader-election') === 'true') throw new FlagError('--shards: every replica is active with sharding; leave --leader-election off');
+  const namespace = get(values, 'leader-election-namespace') || replica.podNamespace;
+  if (!namespace) throw new FlagError('--shards: --leader-election-namespace (where the shard Leases live) is required outside a cluster');
+  const leaseDurationMs = withFlag('shard-lease-duration', () => parseDuration(get(values, 'shard-lease-duration')));
+  if (leaseDurationMs < 3_000) throw new FlagError('--shard-lease-duration: must be at least 3s');
+  return { namespace, group: get(values, 'leader-election-id'), identity: replica.identity, buckets, leaseDurationMs };
+}
+
 /**
  * Builds the configuration; throws {@link FlagError} for the first invalid flag. `environment` is what
  * the CLI read of `$KUBECONFIG` and `$KUBERNETES_SERVICE_HOST`/`PORT`, used when `--kubeconfig` is not given.
@@ -125,6 +138,7 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     eventsQps: number(values, 'events-qps', 0),
     eventsBurst: number(values, 'events-burst', 0),
     leaderElection: leaderElection(values, replica),
+    sharding: sharding(values, replica),
     referenceNamespaces: referenceNamespaces(values),
     maxChildrenPerParent: integer(values, 'max-children-per-parent', 0),
     jsonataProcesses: integer(values, 'jsonata-processes', 1),

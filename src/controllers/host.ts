@@ -9,6 +9,7 @@ import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, 
 import type { ApplyStrategy } from '../core/index.ts';
 import type { EvaluatorPool } from '../hooks/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import type { ShardScope } from './shard-scope.ts';
 
 /** `loom run` settings that reach the controllers. */
 export interface HostSettings {
@@ -42,6 +43,8 @@ export interface Host {
   evaluators: EvaluatorPool;
   clock: Clock;
   logger: Logger;
+  /** With `--shards`: the buckets of parents this run of the controllers holds (`shard-scope.ts`). */
+  shard?: ShardScope | undefined;
 }
 
 /** Thrown while discovery does not (yet) serve a resource a controller names; retried with backoff. */

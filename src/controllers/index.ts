@@ -7,4 +7,6 @@ export { runMetaController, type MetaControllerOptions } from './meta-controller
 export type { RunningController } from './controller-loop.ts';
 export { acquireLeadership, holdLeadership, releaseLeadership, type LeaderElectionOptions } from './leader-election.ts';
 export { eventFilter } from './event-filter.ts';
+export { runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
+export type { Lease } from './lease.ts';
 export { ResourceNotFoundError, type Host, type HostSettings } from './host.ts';

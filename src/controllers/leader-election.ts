@@ -6,9 +6,9 @@
  * defaults: 15 s lease, 10 s renew deadline, 2 s retry period.
  */
 import type { Logger } from 'pino';
-import type { KubeObject } from '../api/index.ts';
 import type { Clock } from '../engine/index.ts';
 import { isAlreadyExists, isConflict, type ObjectWriter } from '../kube/index.ts';
+import { liveHolder, microTime, type Lease, type LeaseSpec } from './lease.ts';
 
 /** Where the lease lives and who we are. */
 export interface LeaderElectionOptions {
@@ -23,27 +23,10 @@ export interface LeaderElectionOptions {
   retryPeriodMs?: number;
 }
 
-interface LeaseSpec {
-  holderIdentity?: string;
-  leaseDurationSeconds?: number;
-  acquireTime?: string;
-  renewTime?: string;
-  leaseTransitions?: number;
-}
-
-type Lease = KubeObject & { spec?: LeaseSpec };
-
-/** Kubernetes MicroTime: RFC 3339 with microseconds. */
-function microTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
 /** True when `lease` is held by someone else whose last renewal is still within its duration. */
 export function heldByOther(lease: Lease | undefined, identity: string, now: number): boolean {
-  const spec = lease?.spec;
-  if (!spec?.holderIdentity || spec.holderIdentity === identity) return false;
-  const renewed = Date.parse(spec.renewTime ?? spec.acquireTime ?? '');
-  return Number.isFinite(renewed) && renewed + (spec.leaseDurationSeconds ?? 0) * 1000 > now;
+  const holder = liveHolder(lease, now);
+  return holder !== undefined && holder !== identity;
 }
 
 /** The lease spec after we take or renew it at `now`. */

@@ -123,6 +123,15 @@ describe('normaliseDesiredChildren: generateSelector', () => {
   });
 });
 
+describe('normaliseDesiredChildren: stamped labels', () => {
+  it('adds the labels to every child, over the hook\'s own, without touching the input', () => {
+    const input = pod('a', { labels: { app: 'web', 'loom.dev/shard': '9' } });
+    const [child] = okChildren(run([input], { labels: { 'loom.dev/shard': '3' } }));
+    expect(child!.metadata.labels).toEqual({ app: 'web', 'loom.dev/shard': '3' });
+    expect(input.metadata.labels).toEqual({ app: 'web', 'loom.dev/shard': '9' });
+  });
+});
+
 describe('normaliseDesiredChildren: problems', () => {
   it.each<[string, KubeObject, Partial<DesiredChildrenOptions>, string]>([
     ['undeclared kind', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', labels: { app: 'web' } } }, {},

@@ -29,6 +29,8 @@ export interface DesiredChildrenOptions {
   generateSelector: boolean;
   /** Annotations stamped on every child (a decorator's attachments carry the decorator's name). */
   annotations?: Readonly<Record<string, string>> | undefined;
+  /** Labels stamped on every child over the hook's own: the parent's shard bucket, when replicas share the parents. */
+  labels?: Readonly<Record<string, string>> | undefined;
   /** With `server-side-apply`, the children are also stripped of what an apply must not send. */
   applyStrategy?: ApplyStrategy | undefined;
   /** `--max-children-per-parent`: more children than this fail the sync unchecked; absent or 0: no limit. */
@@ -95,6 +97,11 @@ function withAnnotations(child: KubeObject, annotations: Readonly<Record<string,
   return child;
 }
 
+function withStampedLabels(child: KubeObject, labels: Readonly<Record<string, string>> | undefined): KubeObject {
+  if (labels) child.metadata.labels = { ...child.metadata.labels, ...labels };
+  return child;
+}
+
 /**
  * Sets the parent's controller reference. A reference already carrying the parent's UID is replaced by the
  * canonical one, so that the child is claimed (not adopted again) on the next sync; a child controlled by
@@ -123,7 +130,7 @@ function normaliseOne(child: KubeObject, index: number, options: DesiredChildren
   }
   const placed = resolveNamespace(child, type, parent);
   if ('problem' in placed) return placed;
-  const labelled = withAnnotations(withLabels(withNamespace(child, placed.namespace), parent, generateSelector), options.annotations);
+  const labelled = withStampedLabels(withAnnotations(withLabels(withNamespace(child, placed.namespace), parent, generateSelector), options.annotations), options.labels);
   if (selector && !matchesSelector(selector, labelled.metadata.labels)) {
     return { problem: `labels on desired child ${describe(labelled)} don't match parent selector ${formatSelector(selector)}` };
   }

@@ -17,8 +17,11 @@ export interface InformerLease {
 
 /** Hands out shared informers. */
 export interface InformerRegistry {
-  /** The informer of every object of `type`, or of the one object `scope` names. */
-  acquire(type: ResourceType, scope?: InformerScope): InformerLease;
+  /**
+   * The informer of every object of `type`, or of the one object `scope` names; with `labelSelector`,
+   * of the objects it matches only (a different informer from the unfiltered one).
+   */
+  acquire(type: ResourceType, scope?: InformerScope, labelSelector?: string): InformerLease;
   /** Resource types with a running informer, and how many users each has (for metrics and tests). */
   active(): Map<string, number>;
   /** Resource types whose informer has not completed its first list (for `/readyz`). */
@@ -44,19 +47,19 @@ interface Entry {
 export function createInformerRegistry(options: InformerRegistryOptions): InformerRegistry {
   const entries = new Map<string, Entry>();
 
-  const start = (key: string, type: ResourceType, scope: InformerScope | undefined): Entry => {
+  const start = (key: string, type: ResourceType, scope: InformerScope | undefined, labelSelector: string | undefined): Entry => {
     const stop = new AbortController();
     const logger = options.logger.child({ resource: key });
-    const informer = createInformer({ client: options.client, type, scope, clock: options.clock, logger, transform: options.transform });
+    const informer = createInformer({ client: options.client, type, scope, labelSelector, clock: options.clock, logger, transform: options.transform });
     informer.run(stop.signal).catch((err: unknown) => logger.error({ err }, 'informer stopped unexpectedly'));
     return { informer, users: 0, stop };
   };
 
   return {
-    acquire(type, scope) {
-      const key = scope ? `${resourceTypeKey(type)}/${scope.namespace}/${scope.name}` : resourceTypeKey(type);
+    acquire(type, scope, labelSelector) {
+      const key = `${scope ? `${resourceTypeKey(type)}/${scope.namespace}/${scope.name}` : resourceTypeKey(type)}${labelSelector ? `?${labelSelector}` : ''}`;
       let entry = entries.get(key);
-      if (!entry) entries.set(key, (entry = start(key, type, scope)));
+      if (!entry) entries.set(key, (entry = start(key, type, scope, labelSelector)));
       entry.users++;
       const held = entry;
       let released = false;

@@ -65,6 +65,8 @@ export interface InformerOptions {
   type: ResourceType;
   /** Absent: every object of the type. */
   scope?: InformerScope | undefined;
+  /** Only the objects this label selector matches (a replica's share of sharded parents and children). */
+  labelSelector?: string | undefined;
   clock: InformerClock;
   /** A number in [0, 1) for the watch timeouts and the backoff's jitter; `Math.random` by default. */
   random?: (() => number) | undefined;
@@ -121,6 +123,7 @@ export function createInformer(options: InformerOptions): Informer {
   const transform = options.transform ?? ((obj: KubeObject) => obj);
   const path = resourcePath(type, scope ? { namespace: scope.namespace } : {});
   const fieldSelector = scope ? `metadata.name=${scope.name}` : undefined;
+  const { labelSelector } = options;
   const store = createObjectStore();
   const handlers = new Set<InformerHandler>();
   const errorListeners = new Set<(err: unknown) => void>();
@@ -156,7 +159,7 @@ export function createInformer(options: InformerOptions): Informer {
     let page: ListPage | undefined;
     do {
       page = await client.request<ListPage>({
-        method: 'GET', path, signal, query: { limit: options.pageSize ?? 500, continue: page?.metadata.continue, fieldSelector },
+        method: 'GET', path, signal, query: { limit: options.pageSize ?? 500, continue: page?.metadata.continue, fieldSelector, labelSelector },
       });
       for (const item of page.items) {
         const obj = transform({ ...item, apiVersion: type.apiVersion, kind: type.kind });
@@ -190,7 +193,7 @@ export function createInformer(options: InformerOptions): Informer {
     const timeoutSeconds = Math.floor(MIN_WATCH_TIMEOUT_SECONDS * (1 + random()));
     const started = clock.now();
     let events = 0;
-    const query = { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector, timeoutSeconds };
+    const query = { resourceVersion: resumeFrom, allowWatchBookmarks: true, fieldSelector, labelSelector, timeoutSeconds };
     const established = (): void => logger.debug({ resource: path, resourceVersion: resumeFrom }, 'watch established');
     for await (const event of client.watch(path, query, signal, established)) {
       events++;

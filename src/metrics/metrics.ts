@@ -24,6 +24,8 @@ export interface Metrics {
   hookObserver(options: { hook: 'sync' | 'finalize' | 'customize'; url: string; controller: ControllerLabels }): HookObserver;
   reconciled(controller: ControllerLabels, result: string, seconds: number): void;
   applied(controller: ControllerLabels, action: string): void;
+  /** With `--shards`: the buckets this replica holds, and the buckets it took or gave back. */
+  readonly shards: { held(buckets: number): void; handover(direction: 'acquired' | 'released', buckets: number): void };
   /** Registers a queue whose depth is read at scrape time; returns the unregister. */
   trackQueue(controller: ControllerLabels, depth: () => number): () => void;
   /** Stops the event loop monitor and GC observer that the first scrape started. */
@@ -64,6 +66,8 @@ export function createMetrics(): Metrics {
   const reconciles = registry.counter({ name: 'loom_reconcile_total', help: 'Reconciles by outcome.', labelNames: ['controller', 'controller_type', 'result'] });
   const reconcileSeconds = registry.histogram({ name: 'loom_reconcile_duration_seconds', help: 'Time per reconcile.', labelNames: ['controller', 'controller_type'] });
   const applies = registry.counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'] });
+  const shardBuckets = registry.gauge({ name: 'loom_shard_buckets', help: 'Parent buckets this replica holds (with --shards).' });
+  const shardHandovers = registry.counter({ name: 'loom_shard_handovers_total', help: 'Parent buckets this replica took (acquired) or gave back (released).', labelNames: ['direction'] });
   const queues = new Map<string, { labels: ControllerLabels; depth: () => number }>();
   registry.gauge({
     name: 'loom_queue_depth', help: 'Keys waiting in each controller queue.', labelNames: ['controller', 'controller_type'],
@@ -99,6 +103,10 @@ export function createMetrics(): Metrics {
     },
     applied(controller, action) {
       applies.inc({ controller: controller.controller, controller_type: controller.type, action });
+    },
+    shards: {
+      held: (buckets) => shardBuckets.set({}, buckets),
+      handover: (direction, buckets) => shardHandovers.inc({ direction }, buckets),
     },
     trackQueue(controller, depth) {
       const key = `${controller.type}/${controller.controller}`;

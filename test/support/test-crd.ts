@@ -43,6 +43,7 @@ export const TEST_PARENT_KINDS = {
   /** Cluster-scoped, where hook version v1 may select related objects in any namespace. */
   clusterRelated: { plural: 'clusterrelateds', kind: 'ClusterRelated', scope: 'Cluster' },
   decorated: { plural: 'decorateds', kind: 'Decorated' },
+  sharded: { plural: 'shardeds', kind: 'Sharded' },
   rolling: { plural: 'rollings', kind: 'Rolling' },
   /** The children of `rolling`: a CRD, so the test can write their status conditions. */
   rollChild: { plural: 'rollchildren', kind: 'RollChild' },

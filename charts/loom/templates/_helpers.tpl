@@ -49,13 +49,20 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 
 {{/*
 The container's arguments: `run`, then runFlags (an empty value leaves a flag out; the chart's
-defaults for reference-namespaces, leader election and the lease namespace filled in), then the
-Metacontroller-named values, then commandArgs, where a later flag wins.
+defaults for reference-namespaces, sharding or leader election and the lease namespace filled in),
+then the Metacontroller-named values, then commandArgs, where a later flag wins. More than one
+replica shares the parents (16 buckets), unless leader election is asked for, in runFlags or in
+Metacontroller's way, in commandArgs.
 */}}
 {{- define "loom.args" -}}
 {{- $namespace := include "loom.namespace" . }}
 {{- $flags := deepCopy .Values.runFlags }}
-{{- if gt (int .Values.replicas) 1 }}{{- $_ := set $flags "leader-election" "true" }}{{- end }}
+{{- $leader := or (eq (toString (get $flags "leader-election")) "true") (has "--leader-election" .Values.commandArgs) (has "--leader-election=true" .Values.commandArgs) }}
+{{- if gt (int .Values.replicas) 1 }}
+{{- if $leader }}{{- $_ := set $flags "leader-election" "true" }}
+{{- else if eq (toString (get $flags "shards")) "" }}{{- $_ := set $flags "shards" "16" }}
+{{- end }}
+{{- end }}
 {{- if not (get $flags "leader-election-namespace") }}{{- $_ := set $flags "leader-election-namespace" $namespace }}{{- end }}
 {{- $reference := toString (get $flags "reference-namespaces") }}
 {{- if eq $reference "" }}{{- $_ := set $flags "reference-namespaces" $namespace }}{{- end }}

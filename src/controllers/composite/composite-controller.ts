@@ -14,9 +14,10 @@ import { controllerRunners, type ControllerHookRunners } from '../hook-runners.t
 import type { ExpressionSources } from '../expression-sources.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
-import { childHandler, parentHandler, type RoutingContext } from './route-events.ts';
+import { childHandler, isOurs, parentHandler, type RoutingContext } from './route-events.ts';
 import { livePorts } from './live-ports.ts';
 import { syncParent } from '../../sync/composite-sync.ts';
+import { reconcilesParent, shardedSelector } from '../shard-scope.ts';
 
 const CONTROLLER_TYPE = 'CompositeController';
 
@@ -39,9 +40,10 @@ export async function startCompositeController(
   const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });
 
-  const parentLease = host.informers.acquire(parentType);
-  const childLeases = childTypes.map((c) => host.informers.acquire(c.type));
-  const revisionLease = revisionType && host.informers.acquire(revisionType);
+  const selector = shardedSelector(host);
+  const parentLease = host.informers.acquire(parentType, undefined, selector);
+  const childLeases = childTypes.map((c) => host.informers.acquire(c.type, undefined, selector));
+  const revisionLease = revisionType && host.informers.acquire(revisionType, undefined, selector);
   const leases: InformerLease[] = [parentLease, ...childLeases, ...(revisionLease ? [revisionLease] : [])];
   const ctx: CompositeContext = {
     host, controller, labels, parentType, logger, runners,
@@ -100,7 +102,11 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
   const period = controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
     host, labels: ctx.labels, logger: ctx.logger, queue, keyName: (key) => key,
-    reconcile: (key, signal, logger) => syncParent(ctx, livePorts({ ...ctx, logger }), key, signal),
+    reconcile: async (key, signal, logger) => {
+      const parent = ctx.parents.get(key);
+      if (parent && isOurs(routing, parent) && !(await reconcilesParent(host, ctx.parentType, parent))) return {};
+      return syncParent(ctx, livePorts({ ...ctx, logger }), key, signal);
+    },
     keys: () => ctx.parents.list().map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),
     objectOf: (key) => ctx.parents.get(key),
     resyncPeriodMs: period === undefined ? undefined : period * 1000,

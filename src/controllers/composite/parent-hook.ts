@@ -8,6 +8,7 @@ import { inTurns, SLICE_CHILDREN } from '../in-turns.ts';
 import { callHook } from '../../sync/call-hook.ts';
 import type { ParentCall } from '../../sync/composite-ports.ts';
 import type { CompositeContext } from './context.ts';
+import { shardLabels } from '../shard-scope.ts';
 
 /** The hook's answer, its children validated and completed for writing. */
 export async function validatedAnswer(ctx: CompositeContext, call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse> {
@@ -30,7 +31,7 @@ async function desiredChildren(ctx: CompositeContext, call: ParentCall, children
   const result = await inTurns(normaliseDesiredChildrenInSlices({
     parent: call.parent, children, selector: call.selector, generateSelector: ctx.controller.spec.generateSelector,
     declaredTypes: ctx.children.map((c) => ({ apiVersion: c.type.apiVersion, kind: c.type.kind, namespaced: c.type.namespaced })),
-    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
+    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent, labels: shardLabels(ctx.host, call.parent),
   }, SLICE_CHILDREN));
   if (!result.ok) throw new Error(`the ${call.finalizing ? 'finalize' : 'sync'} hook's children are invalid: ${result.problems.join('; ')}`);
   return result.children;

@@ -17,6 +17,7 @@ import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts
 import { targetAt, targetKey, targetKeyId, type TargetKey } from './target-key.ts';
 import { livePorts } from './live-ports.ts';
 import { syncTarget } from '../../sync/decorator-sync.ts';
+import { reconcilesParent, shardedSelector } from '../shard-scope.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
 
@@ -36,8 +37,9 @@ export async function startDecoratorController(
   const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
   const customizeRunner = runners.customize;
 
-  const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type));
-  const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type));
+  const selector = shardedSelector(host);
+  const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type, undefined, selector));
+  const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type, undefined, selector));
   const queue = new WorkQueue<TargetKey>({ clock: host.clock, keyOf: targetKeyId });
   const targets = targetTypes.map((t, i) => ({ ...t, store: targetLeases[i]!.informer.store }));
   const ctx: DecoratorContext = {
@@ -83,7 +85,11 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
   const period = ctx.controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
     host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue, keyName: targetKeyId,
-    reconcile: (key, signal, logger) => syncTarget(ctx, livePorts({ ...ctx, logger }), key, signal),
+    reconcile: async (key, signal, logger) => {
+      const { target, cached } = targetAt(ctx.targets, key);
+      if (target && cached && isDecorated(ctx, target, cached) && !(await reconcilesParent(ctx.host, target.type, cached))) return {};
+      return syncTarget(ctx, livePorts({ ...ctx, logger }), key, signal);
+    },
     keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),
     objectOf: (key) => targetAt(ctx.targets, key).cached,
     resyncPeriodMs: period === undefined ? undefined : period * 1000,

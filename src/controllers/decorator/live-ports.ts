@@ -12,6 +12,7 @@ import { setFinalizer } from '../set-finalizer.ts';
 import type { DecoratorContext } from './context.ts';
 import type { DecoratorSyncPorts, TargetCall } from '../../sync/decorator-ports.ts';
 import { targetAt, type TargetKey } from './target-key.ts';
+import { shardLabels } from '../shard-scope.ts';
 
 /** The attachments of `target`: objects it controls that carry this decorator's annotation. */
 function observedAttachments(ctx: DecoratorContext, target: KubeObject): KubeObject[] {
@@ -34,7 +35,7 @@ async function answer(ctx: DecoratorContext, call: TargetCall, signal: AbortSign
   const result = await inTurns(normaliseDesiredChildrenInSlices({
     parent: call.target, children: response.attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
     declaredTypes: ctx.attachments.map((a) => ({ apiVersion: a.type.apiVersion, kind: a.type.kind, namespaced: a.type.namespaced })),
-    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent,
+    applyStrategy: ctx.host.settings.applyStrategy, maxChildren: ctx.host.settings.maxChildrenPerParent, labels: shardLabels(ctx.host, call.target),
   }, SLICE_CHILDREN));
   if (!result.ok) throw new Error(`the hook's attachments are invalid: ${result.problems.join('; ')}`);
   return { ...response, attachments: result.children };

@@ -1,0 +1,243 @@
+/**
+ * This replica's part in sharding (docs/sharding.md): a member Lease renewed like a leader-election
+ * Lease, and one Lease per bucket naming its holder. Every retry period it reads the group's Leases,
+ * gives back the buckets beyond its fair share (after draining them) and takes free ones up to it,
+ * and runs the controllers for the buckets it holds, restarting them whenever that set changes.
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { planShardMoves, type BucketHolder } from '../core/index.ts';
+import type { Clock } from '../engine/index.ts';
+import { isAlreadyExists, isConflict, isNotFound, type ObjectWriter } from '../kube/index.ts';
+import { liveHolder, microTime, type Lease, type LeaseSpec } from './lease.ts';
+
+/** The label every Lease of one sharded deployment carries, valued with the group's name. */
+export const SHARD_GROUP_LABEL = 'loom.dev/shard-group';
+
+/** Where the Leases live, who we are, and how the buckets are split. */
+export interface ShardMembershipOptions {
+  writer: ObjectWriter;
+  /** The Leases in `namespace` labelled {@link SHARD_GROUP_LABEL}=`group`. */
+  listLeases(signal: AbortSignal): Promise<Lease[]>;
+  clock: Clock;
+  logger: Logger;
+  namespace: string;
+  /** Names the Leases: `<group>-member-…` and `<group>-shard-<bucket>`. */
+  group: string;
+  identity: string;
+  buckets: number;
+  leaseDurationMs?: number | undefined;
+  renewDeadlineMs?: number | undefined;
+  retryPeriodMs?: number | undefined;
+  /** Told the buckets held after every change, and each bucket taken or given back. */
+  observe?: ShardObserver | undefined;
+}
+
+/** What the metrics see of sharding. */
+export interface ShardObserver {
+  held(buckets: number): void;
+  handover(direction: 'acquired' | 'released', buckets: number): void;
+}
+
+/** Runs the controllers of the buckets in `held` until `signal` aborts, draining before it resolves. */
+export type RunShards = (held: ReadonlySet<number>, signal: AbortSignal) => Promise<void>;
+
+const DEFAULT_LEASE_MS = 15_000;
+const DEFAULT_RENEW_DEADLINE_MS = 10_000;
+const DEFAULT_RETRY_MS = 2_000;
+
+/** The member Lease's name: the identity (a hostname and a UUID) is too long and too free-form for one. */
+export function memberLeaseName(group: string, identity: string): string {
+  return `${group}-member-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`;
+}
+
+export function bucketLeaseName(group: string, bucket: number): string {
+  return `${group}-shard-${bucket}`;
+}
+
+const BUCKET_NAME = /-shard-(\d+)$/;
+
+/** The identities whose member Leases are alive, this replica's always among them. */
+function liveMembers(leases: readonly Lease[], group: string, identity: string, now: number): Set<string> {
+  const members = new Set<string>([identity]);
+  for (const lease of leases) {
+    const holder = (lease.metadata.name ?? '').startsWith(`${group}-member-`) ? liveHolder(lease, now) : undefined;
+    if (holder) members.add(holder);
+  }
+  return members;
+}
+
+/** Each bucket's holder, when it is a live member (a bucket whose holder is gone is free). */
+export function bucketHolders(leases: readonly Lease[], group: string, members: ReadonlySet<string>): BucketHolder[] {
+  const holders: BucketHolder[] = [];
+  for (const lease of leases) {
+    const name = lease.metadata.name ?? '';
+    const match = name.startsWith(`${group}-shard-`) ? BUCKET_NAME.exec(name) : null;
+    if (!match) continue;
+    const holder = lease.spec?.holderIdentity;
+    holders.push({ bucket: Number(match[1]), holder: holder && members.has(holder) ? holder : undefined });
+  }
+  return holders;
+}
+
+/**
+ * Takes part in sharding until `signal` aborts: runs `run` for the buckets held, restarting it on every
+ * change, and on the way out drains it, gives the buckets back and lets the member Lease go, so the
+ * others take over within a retry period. Rejects (after draining) when the member Lease could not be
+ * renewed for the renew deadline, since by then others may treat this replica as gone.
+ */
+export async function runShardMember(options: ShardMembershipOptions, run: RunShards, signal: AbortSignal): Promise<void> {
+  const member = new ShardMember(options, run);
+  try {
+    await member.loop(signal);
+  } finally {
+    await member.leave();
+  }
+}
+
+class ShardMember {
+  private held: ReadonlySet<number> = new Set();
+  private running: { stop: AbortController; done: Promise<void> } | undefined;
+  private readonly options: ShardMembershipOptions;
+  private readonly run: RunShards;
+  private readonly lease: number;
+  private readonly retry: number;
+  private readonly deadline: number;
+
+  constructor(options: ShardMembershipOptions, run: RunShards) {
+    this.options = options;
+    this.run = run;
+    this.lease = options.leaseDurationMs ?? DEFAULT_LEASE_MS;
+    this.retry = options.retryPeriodMs ?? DEFAULT_RETRY_MS;
+    this.deadline = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
+  }
+
+  async loop(signal: AbortSignal): Promise<void> {
+    const { clock, logger } = this.options;
+    let lastRenew = clock.now();
+    while (!signal.aborted) {
+      try {
+        await this.renewMember();
+        lastRenew = clock.now();
+        await this.rebalance(signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        logger.warn({ err }, 'sharding: could not read or write the shard Leases');
+        if (clock.now() - lastRenew > this.deadline) {
+          throw new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: err });
+        }
+      }
+      await clock.sleep(this.retry, signal).catch(() => undefined);
+    }
+  }
+
+  /** Drains, gives every bucket back and expires the member Lease; failures only cost the others a Lease duration. */
+  async leave(): Promise<void> {
+    const buckets = [...this.held];
+    await this.restart(new Set());
+    await Promise.all(buckets.map((bucket) => this.releaseBucket(bucket)));
+    await this.writeLease(memberLeaseName(this.options.group, this.options.identity), (spec) => ({ ...spec, holderIdentity: '', leaseDurationSeconds: 1 }))
+      .catch((err: unknown) => this.options.logger.warn({ err }, 'sharding: could not let the member Lease go; the others take over when it expires'));
+  }
+
+  private async rebalance(signal: AbortSignal): Promise<void> {
+    const { clock, group, identity, buckets, logger } = this.options;
+    const leases = await this.options.listLeases(signal);
+    const members = liveMembers(leases, group, identity, clock.now());
+    const holders = bucketHolders(leases, group, members);
+    await this.dropLost(holders);
+    const moves = planShardMoves({ identity, members: [...members], buckets, holders, held: this.held });
+    if (moves.release.length > 0) {
+      await this.restart(new Set([...this.held].filter((bucket) => !moves.release.includes(bucket))));
+      await Promise.all(moves.release.map((bucket) => this.releaseBucket(bucket)));
+      logger.info({ buckets: moves.release, members: members.size }, 'sharding: gave buckets back');
+      this.options.observe?.handover('released', moves.release.length);
+    }
+    const taken: number[] = [];
+    for (const bucket of moves.acquire) if (await this.takeBucket(bucket, members)) taken.push(bucket);
+    if (taken.length > 0) {
+      await this.restart(new Set([...this.held, ...taken]));
+      logger.info({ buckets: taken, members: members.size }, 'sharding: took buckets');
+      this.options.observe?.handover('acquired', taken.length);
+    }
+  }
+
+  /** Stops at once the buckets this replica runs whose Leases name someone else (it was thought gone). */
+  private async dropLost(holders: readonly BucketHolder[]): Promise<void> {
+    const ours = new Set(holders.filter((h) => h.holder === this.options.identity).map((h) => h.bucket));
+    const lost = [...this.held].filter((bucket) => !ours.has(bucket));
+    if (lost.length === 0) return;
+    this.options.logger.error({ buckets: lost }, 'sharding: buckets taken over by another replica; stopping their parents');
+    await this.restart(new Set([...this.held].filter((bucket) => ours.has(bucket))));
+  }
+
+  /** Stops the controllers (draining them) and starts them again for `next`, unless it is empty. */
+  private async restart(next: ReadonlySet<number>): Promise<void> {
+    if (this.running) {
+      this.running.stop.abort();
+      await this.running.done;
+      this.running = undefined;
+    }
+    this.held = next;
+    this.options.observe?.held(next.size);
+    if (next.size === 0) return;
+    const stop = new AbortController();
+    const done = this.run(next, stop.signal).catch((err: unknown) => this.options.logger.error({ err }, 'sharding: the controllers stopped unexpectedly'));
+    this.running = { stop, done };
+  }
+
+  private renewMember(): Promise<unknown> {
+    const { identity } = this.options;
+    return this.writeLease(memberLeaseName(this.options.group, identity), (spec, now) => ({
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.ceil(this.lease / 1000),
+      acquireTime: spec.holderIdentity === identity && spec.acquireTime ? spec.acquireTime : microTime(now),
+      renewTime: microTime(now),
+    }));
+  }
+
+  /** Takes `bucket` when its Lease is free at the write (no holder, or one no longer a member); false when another replica got it first. */
+  private async takeBucket(bucket: number, members: ReadonlySet<string>): Promise<boolean> {
+    const { identity } = this.options;
+    try {
+      await this.writeLease(bucketLeaseName(this.options.group, bucket), (spec, now) => {
+        if (spec.holderIdentity && spec.holderIdentity !== identity && members.has(spec.holderIdentity)) throw new BucketTakenError();
+        return {
+          holderIdentity: identity, leaseDurationSeconds: Math.ceil(this.lease / 1000), acquireTime: microTime(now), renewTime: microTime(now),
+          leaseTransitions: (spec.leaseTransitions ?? 0) + 1,
+        };
+      });
+      return true;
+    } catch (err) {
+      if (err instanceof BucketTakenError || isConflict(err) || isAlreadyExists(err)) return false;
+      throw err;
+    }
+  }
+
+  private async releaseBucket(bucket: number): Promise<void> {
+    const { identity, logger } = this.options;
+    await this.writeLease(bucketLeaseName(this.options.group, bucket), (spec, now) => {
+      if (spec.holderIdentity !== identity) throw new BucketTakenError();
+      return { ...spec, holderIdentity: '', renewTime: microTime(now) };
+    }).catch((err: unknown) => {
+      if (!(err instanceof BucketTakenError) && !isNotFound(err)) logger.warn({ err, bucket }, 'sharding: could not give a bucket back; it is free once the member Lease expires');
+    });
+  }
+
+  /**
+   * Creates or replaces the Lease `name` with the spec `next` makes of its current one. The replace
+   * carries the `resourceVersion` read, so a concurrent writer makes it fail with a conflict.
+   */
+  private async writeLease(name: string, next: (spec: LeaseSpec, now: number) => LeaseSpec): Promise<void> {
+    const { writer, namespace, group, clock } = this.options;
+    const ref = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name };
+    const current = (await writer.get(ref)) as Lease | undefined;
+    const spec = next(current?.spec ?? {}, clock.now());
+    if (current) await writer.replace({ ...current, spec });
+    else await writer.create({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name, namespace, labels: { [SHARD_GROUP_LABEL]: group } }, spec });
+  }
+}
+
+class BucketTakenError extends Error {
+  override readonly name = 'BucketTakenError';
+}

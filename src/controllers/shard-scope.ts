@@ -1,0 +1,56 @@
+/**
+ * What one run of the controllers does differently when replicas shard the parents (docs/sharding.md):
+ * its parent, child and attachment caches hold only the buckets it holds (and objects not labelled yet),
+ * it reconciles only the parents of those buckets, labelling each with its bucket first, and it puts
+ * the bucket's label on every child and attachment it writes. Without sharding each is a no-op.
+ */
+import type { KubeObject } from '../api/index.ts';
+import { bucketOf, SHARD_LABEL, shardSelector } from '../core/index.ts';
+import type { ResourceType } from '../kube/index.ts';
+import type { Host } from './host.ts';
+
+/** The buckets a run of the controllers holds, out of how many. */
+export interface ShardScope {
+  buckets: number;
+  held: ReadonlySet<number>;
+}
+
+/** The label selector for the informers of parents, children and attachments; `undefined`: every object. */
+export function shardedSelector(host: Host): string | undefined {
+  return host.shard && shardSelector(host.shard.held, host.shard.buckets);
+}
+
+/** The labels every child or attachment of `parent` gets: its bucket's, when sharded. */
+export function shardLabels(host: Host, parent: KubeObject): Record<string, string> | undefined {
+  const { shard } = host;
+  const uid = parent.metadata.uid;
+  return shard && uid ? { [SHARD_LABEL]: String(bucketOf(uid, shard.buckets)) } : undefined;
+}
+
+/** The name, and namespace if any, of `obj`. */
+function identityOf(obj: KubeObject): { name: string; namespace?: string } {
+  const { name = '', namespace } = obj.metadata;
+  return namespace === undefined ? { name } : { name, namespace };
+}
+
+/**
+ * Whether this run reconciles `parent`: always without sharding; else when it holds the parent's bucket.
+ * A parent of ours not labelled with its bucket is labelled first, so that the other replicas' caches
+ * let go of it. The label has a field manager of its own, which owns nothing else, and the write names
+ * the parent's UID, so it cannot land on a namesake.
+ */
+export async function reconcilesParent(host: Host, type: ResourceType, parent: KubeObject): Promise<boolean> {
+  const { shard } = host;
+  if (!shard) return true;
+  const { uid, labels } = parent.metadata;
+  if (!uid) return false;
+  const bucket = String(bucketOf(uid, shard.buckets));
+  if (!shard.held.has(Number(bucket))) return false;
+  if (labels?.[SHARD_LABEL] !== bucket) {
+    await host.writer.apply(
+      { apiVersion: type.apiVersion, kind: type.kind, metadata: { ...identityOf(parent), uid, labels: { [SHARD_LABEL]: bucket } } },
+      { fieldManager: `${host.settings.fieldManager}-shard` },
+    );
+  }
+  return true;
+}

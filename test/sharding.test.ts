@@ -1,0 +1,146 @@
+/**
+ * `--shards` with real Leases: three replicas split the parent buckets, each parent and its children
+ * are written by one replica only, everything is labelled with its bucket, and when a replica stops
+ * its buckets move to the others, which then sync the parents in them.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { bucketOf, SHARD_LABEL } from '../src/core/index.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+
+const LABEL = 'sharding';
+const KIND = TEST_PARENT_KINDS.sharded;
+const BUCKETS = 8;
+const GROUP = 'loom-shard-test';
+let clients: TestClients;
+let hook: FastifyInstance;
+let namespace: string;
+const replicas = new Map<string, TestLoom>();
+/** Each replica's writes to ConfigMaps: `namespace/name` of the child. */
+const childWrites = new Map<string, string[]>();
+
+async function replica(identity: string): Promise<void> {
+  const writes: string[] = [];
+  childWrites.set(identity, writes);
+  const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: 3_000 };
+  replicas.set(identity, await startTestLoom(LABEL, { sharding }, ({ method, path }) => {
+    const child = /\/namespaces\/([^/]+)\/configmaps\/([^/?]+)$/.exec(path);
+    if (method !== 'GET' && child) writes.push(`${child[1]}/${child[2]}`);
+  }));
+}
+
+async function stopReplica(identity: string): Promise<void> {
+  await replicas.get(identity)?.stop();
+  replicas.delete(identity);
+}
+
+/** The bucket Leases' holders, by bucket. */
+async function holders(): Promise<Map<number, string>> {
+  const list = await clients.client.request<{ items: { metadata: { name: string }; spec?: { holderIdentity?: string } }[] }>({
+    method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, query: { labelSelector: `loom.dev/shard-group=${GROUP}` },
+  });
+  const byBucket = new Map<number, string>();
+  for (const lease of list.items) {
+    const bucket = /-shard-(\d+)$/.exec(lease.metadata.name)?.[1];
+    if (bucket !== undefined && lease.spec?.holderIdentity) byBucket.set(Number(bucket), lease.spec.holderIdentity);
+  }
+  return byBucket;
+}
+
+/** Resolves once the buckets are split as `shares` (identity → bucket count). */
+function balanced(shares: Record<string, number>): Promise<Map<number, string>> {
+  return eventually(async () => {
+    const byBucket = await holders();
+    const counts: Record<string, number> = {};
+    for (const holder of byBucket.values()) counts[holder] = (counts[holder] ?? 0) + 1;
+    return JSON.stringify(Object.entries(counts).sort()) === JSON.stringify(Object.entries(shares).sort()) ? byBucket : undefined;
+  }, `the buckets to be split ${JSON.stringify(shares)}`, 30_000);
+}
+
+const parentPath = () => `/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${KIND.plural}`;
+const parent = (name: string): KubeObject => ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace, labels: { mode: 'sharded' } } });
+
+/** The parents, once every one of `names` reports its two children in its status. */
+function converged(names: readonly string[]): Promise<KubeObject[]> {
+  return eventually(async () => {
+    const { items } = await clients.client.request<{ items: KubeObject[] }>({ method: 'GET', path: parentPath() });
+    const done = items.filter((p) => names.includes(p.metadata.name ?? '') && (p.status as { children?: number } | undefined)?.children === 2);
+    return done.length === names.length ? done : undefined;
+  }, `${names.length} parents to converge`, 60_000);
+}
+
+/** Which replicas wrote the children of `parentName`. */
+function writersOf(parentName: string): string[] {
+  return [...childWrites].filter(([, writes]) => writes.some((w) => w.startsWith(`${namespace}/${parentName}-`))).map(([identity]) => identity);
+}
+
+beforeAll(async () => {
+  clients = await testClients();
+  namespace = await createTestNamespace(testKubeConfig(), LABEL);
+  await createParentCrd(clients, KIND);
+  hook = Fastify();
+  hook.post('/sync', (req) => {
+    const { parent: p, children } = req.body as { parent: KubeObject; children: Record<string, Record<string, unknown>> };
+    return {
+      status: { children: Object.keys(children['ConfigMap.v1'] ?? {}).length },
+      children: ['a', 'b'].map((suffix) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${p.metadata.name}-${suffix}` }, data: { parent: p.metadata.name } })),
+    };
+  });
+  const url = `${await hook.listen({ host: '127.0.0.1', port: 0 })}/sync`;
+  await clients.apply({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
+    metadata: { name: 'sharded-controller', labels: { 'loom-test': LABEL } },
+    spec: {
+      generateSelector: true,
+      parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { mode: 'sharded' } } },
+      childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+      hooks: { sync: { webhook: { url } } },
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const identity of [...replicas.keys()]) await stopReplica(identity);
+  await hook?.close();
+});
+
+describe('sharding', () => {
+  it('splits the buckets, writes each parent from one replica, and moves a stopped replica\'s buckets to the others', async () => {
+    await replica('replica-a');
+    await balanced({ 'replica-a': BUCKETS });
+    await replica('replica-b');
+    await replica('replica-c');
+    const split = await balanced({ 'replica-a': 3, 'replica-b': 3, 'replica-c': 2 });
+
+    const first = Array.from({ length: 24 }, (_, i) => `p${i}`);
+    await Promise.all(first.map((name) => clients.apply(parent(name))));
+    const parents = await converged(first);
+    for (const p of parents) {
+      const bucket = bucketOf(p.metadata.uid!, BUCKETS);
+      expect(p.metadata.labels?.[SHARD_LABEL]).toBe(String(bucket));
+      expect(writersOf(p.metadata.name!)).toEqual([split.get(bucket)]);
+      const child = await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${p.metadata.name}-a` });
+      expect(child?.metadata.labels?.[SHARD_LABEL]).toBe(String(bucket));
+    }
+    // Every replica had parents to sync: the split is real, not one replica doing it all.
+    expect(new Set(parents.map((p) => split.get(bucketOf(p.metadata.uid!, BUCKETS))))).toEqual(new Set(['replica-a', 'replica-b', 'replica-c']));
+
+    await stopReplica('replica-c');
+    const after = await balanced({ 'replica-a': 4, 'replica-b': 4 });
+    for (const writes of childWrites.values()) writes.length = 0;
+    const second = Array.from({ length: 8 }, (_, i) => `q${i}`);
+    await Promise.all(second.map((name) => clients.apply(parent(name))));
+    // The parents of replica-c's old buckets are synced by their new holders: change their spec and see it applied.
+    const moved = parents.filter((p) => split.get(bucketOf(p.metadata.uid!, BUCKETS)) === 'replica-c').map((p) => p.metadata.name!);
+    expect(moved.length).toBeGreaterThan(0);
+    for (const p of [...(await converged(second)), ...parents.filter((q) => moved.includes(q.metadata.name!))]) {
+      const bucket = bucketOf(p.metadata.uid!, BUCKETS);
+      if (moved.includes(p.metadata.name!)) await clients.client.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}/configmaps/${p.metadata.name}-b` });
+      await eventually(() => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${p.metadata.name}-b` }), `${p.metadata.name}-b to be written`);
+      expect(writersOf(p.metadata.name!)).toEqual([after.get(bucket)]);
+    }
+  });
+});
