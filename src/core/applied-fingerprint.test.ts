@@ -12,7 +12,7 @@ describe('fingerprintOf', () => {
     const obj = secret({ a: 'b' });
     const expected = createHash('sha256')
       .update('{"apiVersion":"v1","data":{"a":"b"},"kind":"Secret","metadata":{"name":"s","namespace":"ns"}}')
-      .digest('hex');
+      .digest('base64');
     expect(fingerprintOf(obj)).toBe(expected);
   });
 

@@ -26,9 +26,9 @@ export interface AppliedRecord {
   resourceVersion: string | undefined;
 }
 
-/** A stable content hash of a desired object: hex sha256 of its {@link canonicalJson}. */
+/** A stable content hash of a desired object: the sha256 of its {@link canonicalJson}, in base64 (shorter than hex: one is kept per child). */
 export function fingerprintOf(desired: KubeObject): string {
-  return createHash('sha256').update(canonicalJson(desired)).digest('hex');
+  return createHash('sha256').update(canonicalJson(desired)).digest('base64');
 }
 
 /** The record to keep after an apply of a desired object with fingerprint `hash` returned `applied`. */

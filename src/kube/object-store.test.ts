@@ -35,6 +35,20 @@ describe('object store', () => {
     expect(names(store.orphans('a'))).toEqual(['child']);
   });
 
+  it('keeps the indexes right for an owner with many children, through updates and removals', () => {
+    const store = createObjectStore();
+    const children = Array.from({ length: 50 }, (_, i) => `c${String(i).padStart(2, '0')}`);
+    for (const name of children) store.upsert(cm('a', name, 'uid-big'));
+    for (const name of children) store.upsert(cm('a', name, 'uid-big'));
+    expect(names(store.byControllerUid('uid-big'))).toEqual(children);
+    for (const name of children.slice(1)) store.remove(`a/${name}`);
+    expect(names(store.byControllerUid('uid-big'))).toEqual(['c00']);
+    expect(names(store.byNamespace('a'))).toEqual(['c00']);
+    store.remove('a/c00');
+    expect(store.byControllerUid('uid-big')).toEqual([]);
+    expect(store.byNamespace('a')).toEqual([]);
+  });
+
   it('forgets removed objects everywhere', () => {
     const store = createObjectStore();
     store.upsert(cm('a', 'one', 'uid-1'));

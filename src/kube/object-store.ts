@@ -32,24 +32,38 @@ export function storeKey(obj: KubeObject): string {
   return objectKey(obj.metadata.namespace, obj.metadata.name ?? '');
 }
 
-function addTo(index: Map<string, Set<string>>, bucket: string, key: string): void {
-  let set = index.get(bucket);
-  if (!set) index.set(bucket, (set = new Set()));
-  set.add(key);
+/**
+ * The keys of one index bucket: an exact-size array while small (most owners have a few children, and
+ * a Set costs ten times the memory of a 3-key array), a Set once removal from it would be slow.
+ */
+type Group = readonly string[] | Set<string>;
+
+const SMALL_GROUP = 32;
+
+function addTo(index: Map<string, Group>, bucket: string, key: string): void {
+  const group = index.get(bucket);
+  if (group instanceof Set) group.add(key);
+  else if (!group) index.set(bucket, [key]);
+  else if (!group.includes(key)) index.set(bucket, group.length < SMALL_GROUP ? [...group, key] : new Set([...group, key]));
 }
 
-function removeFrom(index: Map<string, Set<string>>, bucket: string, key: string): void {
-  const set = index.get(bucket);
-  set?.delete(key);
-  if (set?.size === 0) index.delete(bucket);
+function removeFrom(index: Map<string, Group>, bucket: string, key: string): void {
+  const group = index.get(bucket);
+  if (group instanceof Set) {
+    group.delete(key);
+    if (group.size === 0) index.delete(bucket);
+  } else if (group?.includes(key)) {
+    if (group.length === 1) index.delete(bucket);
+    else index.set(bucket, group.filter((k) => k !== key));
+  }
 }
 
 /** Creates an empty store. */
 export function createObjectStore(): ObjectStore {
   const objects = new Map<string, KubeObject>();
-  const namespaces = new Map<string, Set<string>>();
-  const owners = new Map<string, Set<string>>();
-  const orphansByNamespace = new Map<string, Set<string>>();
+  const namespaces = new Map<string, Group>();
+  const owners = new Map<string, Group>();
+  const orphansByNamespace = new Map<string, Group>();
 
   const index = (key: string, obj: KubeObject, add: boolean): void => {
     const change = add ? addTo : removeFrom;
