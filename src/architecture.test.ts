@@ -36,7 +36,7 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 /** Packages each restricted folder may import (besides `node:` built-ins); other folders are not limited. */
 const ALLOWED_PACKAGES: Record<string, readonly string[]> = {
-  sdk: ['fastify', 'pino'],
+  sdk: ['fastify', 'pino', '@opentelemetry/api'],
 };
 
 interface SourceFile {
@@ -133,8 +133,8 @@ describe('import rules', () => {
       `apply/run.ts imports ${KUBE_CLIENT}; only kube/ may`,
       'apply/run.ts imports controllers/composite.ts; only main.ts and cli/ may import controllers/',
       'sdk/server.ts imports hooks/index.ts; sdk/ may import only api',
-      'sdk/server.ts imports jsonata; sdk/ may import only the packages fastify, pino',
-      'sdk/server.ts imports @scope/pkg/sub; sdk/ may import only the packages fastify, pino',
+      'sdk/server.ts imports jsonata; sdk/ may import only the packages fastify, pino, @opentelemetry/api',
+      'sdk/server.ts imports @scope/pkg/sub; sdk/ may import only the packages fastify, pino, @opentelemetry/api',
       'server/app.ts imports sdk/index.ts; nothing in src/ may import sdk/ (examples and tests may)',
       'server/app.ts imports kube-loom-sdk; src/ imports its own folders by relative path',
     ]);

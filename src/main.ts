@@ -6,11 +6,11 @@ import { extname } from 'node:path';
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
-  acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, runShardMember, SHARD_GROUP_LABEL,
+  acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, runShardMember, SHARD_GROUP_LABEL, tracedWriter,
   type Host, type HostSettings, type Lease,
 } from './controllers/index.ts';
 import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
-import { createFairThrottle, systemClock, TokenBucket, type Clock } from './engine/index.ts';
+import { createFairThrottle, NO_TRACING, systemClock, TokenBucket, type Clock } from './engine/index.ts';
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer, withTenant,
@@ -44,6 +44,8 @@ export interface LoomConfig extends HostSettings {
   leaderElection?: { namespace: string; name: string; identity: string } | undefined;
   /** `--shards`: the buckets the parents are split into, and where their Leases live; absent = one replica does all. */
   sharding?: { namespace: string; group: string; identity: string; buckets: number; leaseDurationMs: number } | undefined;
+  /** Export OpenTelemetry traces (the `OTEL_*` variables configure an OTLP exporter); `serviceVersion` is loom's version. */
+  tracing?: { serviceVersion: string } | undefined;
 }
 
 /**
@@ -125,6 +127,8 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     entry: EVALUATOR_ENTRY, clock, graceMs: JSONATA_GRACE_MS,
     processes: config.jsonataProcesses ?? DEFAULT_JSONATA_PROCESSES, heapMiB: config.jsonataMemoryMiB ?? DEFAULT_JSONATA_MEMORY_MIB,
   });
+  // Loaded only when traces are wanted: the SDK and its exporter are several MiB the host otherwise never holds.
+  const tracing = config.tracing && (await import('./tracing/otel-tracing.ts')).startOtelTracing(config.tracing.serviceVersion);
   const host: Host = {
     settings: {
       workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager,
@@ -133,7 +137,11 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, resolveKind, config.fieldManager),
-    writerFor: (tenant) => createObjectWriter(withTenant(client, tenant), resolveKind, config.fieldManager),
+    writerFor: (tenant) => {
+      const writer = createObjectWriter(withTenant(client, tenant), resolveKind, config.fieldManager);
+      return tracing ? tracedWriter(writer, tracing) : writer;
+    },
+    tracing: tracing || NO_TRACING,
     events: createEventRecorder({
       client, component: 'loom', fieldManager: config.fieldManager, now: () => clock.now(), logger,
       allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),
@@ -145,9 +153,10 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   const metricsPort = config.metricsAddress && await serveUntil(metricsRoutes(metrics.registry), config.metricsAddress, signal);
   // The evaluators outlive the controllers' drain, so a sync cut short by the stop still ends cleanly.
   // (They start processes only when a JSONata hook is called, so a failed start leaves none behind.)
-  const done = runControllers({ host, config, client, signal }).finally(() => {
+  const done = runControllers({ host, config, client, signal }).finally(async () => {
     evaluators.close();
     metrics.close();
+    await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'could not export the last spans'));
   });
   logger.info({ server: client.server, applyStrategy: config.applyStrategy, workers: config.workers }, 'loom is running');
   return { metricsPort, probePort, done };

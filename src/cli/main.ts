@@ -13,6 +13,7 @@ import { systemClock } from '../engine/index.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { logSettings } from './log-settings.ts';
+import { tracesWanted } from './otel-environment.ts';
 import { textLogStream } from './pretty-log.ts';
 import { RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
 import { commandUsage, loomVersion, USAGE } from './usage.ts';
@@ -50,7 +51,9 @@ function logger(values: ReadonlyMap<string, string>): Logger {
 async function command(name: string, values: ReadonlyMap<string, string>, args: readonly string[]): Promise<number> {
   switch (name) {
     case 'run': {
-      const running = await runLoom({ config: runConfig(values, await replicaIdentity(), kubeEnvironment()), logger: logger(values), signal: abortOnSignals() });
+      const config = runConfig(values, await replicaIdentity(), kubeEnvironment());
+      if (tracesWanted(process.env)) config.tracing = { serviceVersion: await loomVersion() };
+      const running = await runLoom({ config, logger: logger(values), signal: abortOnSignals() });
       await running.done;
       return 0;
     }

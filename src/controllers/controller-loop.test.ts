@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/index.ts';
-import { WorkQueue, type ReconcileResult } from '../engine/index.ts';
+import { NO_TRACING, WorkQueue, type ReconcileResult } from '../engine/index.ts';
 import { manualClock, settle } from '../engine/manual-clock.test-support.ts';
 import { KubeApiError } from '../kube/index.ts';
 import { runControllerLoop } from './controller-loop.ts';
@@ -24,6 +24,7 @@ function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: {
     settings: { workers: 1, cacheFlushIntervalMs: 0 },
     metrics: { reconciled: (_labels: unknown, result: string) => results.push(result), trackQueue: () => () => undefined },
     events: { record: (obj: KubeObject, event: { reason: string; message: string }) => events.push(`${obj.metadata.name ?? ''} ${event.reason}: ${event.message}`) },
+    tracing: NO_TRACING,
   } as unknown as Host;
   const queue = new WorkQueue({ clock });
   let released = false;

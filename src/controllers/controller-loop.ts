@@ -89,9 +89,14 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
   const untrack = host.metrics.trackQueue(options.labels, () => queue.len());
   const stopping = new AbortController();
   let reconciles = 0;
-  // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one.
-  const reconcile = (key: K, signal: AbortSignal) =>
-    options.reconcile(key, signal, options.logger.child({ key: options.keyName(key), reconcileId: ++reconciles })).catch(quietRetries);
+  // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one,
+  // and is one trace, whose spans are its hook calls and writes.
+  const spanAttributes = { 'loom.controller': options.labels.controller, 'loom.controller_type': options.labels.type };
+  const reconcile = (key: K, signal: AbortSignal) => host.tracing.inSpan(`reconcile ${options.labels.type}`, { ...spanAttributes, 'loom.parent': options.keyName(key), 'loom.decision': 'none' }, async () => {
+    const result = await options.reconcile(key, signal, options.logger.child({ key: options.keyName(key), reconcileId: ++reconciles })).catch(quietRetries);
+    host.tracing.annotate({ 'loom.result': result.requeueAfterMs === undefined ? 'success' : 'requeue' });
+    return result;
+  });
   const workers = runWorkers({
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
     queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,

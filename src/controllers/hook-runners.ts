@@ -22,6 +22,7 @@ import { RetryAfterError } from '../engine/index.ts';
 import type { Host } from './host.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import { checkReferences } from './reference-policy.ts';
+import { tracedRunner } from './traced-ports.ts';
 import { createWebhookCredentialSource, type WebhookCredentialSource } from './webhook-secrets.ts';
 
 /** Which hook of which controller. */
@@ -71,7 +72,8 @@ function atField(err: JsonataCompileError, path: string): JsonataCompileError {
  * and call `release()` on the result when the controller stops (or fails to start).
  */
 export async function runnerFor(host: Host, spec: Hook, id: HookIdentity, sources: ExpressionSources): Promise<ManagedHookRunner> {
-  return spec.jsonata ? jsonataRunner(host, spec, id, sources) : webhookRunner(host, spec, id);
+  const runner = spec.jsonata ? await jsonataRunner(host, spec, id, sources) : webhookRunner(host, spec, id);
+  return { ...runner, ...tracedRunner(runner, host.tracing, id.hook, { 'loom.hook_type': spec.jsonata ? 'jsonata' : 'webhook' }) };
 }
 
 /** The settings in effect for the webhook, and a cache-backed reader when they refer to Secrets or ConfigMaps. */
@@ -100,6 +102,7 @@ function webhookRunner(host: Host, spec: Hook, id: HookIdentity): ManagedHookRun
       observer: host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller }),
       etag: spec.webhook!.etag,
       security,
+      callHeaders: () => host.tracing.outgoingHeaders(),
     });
   } catch (err) {
     source?.release();

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { closestMatch } from '../api/index.ts';
-import type { Clock } from '../engine/index.ts';
+import type { Clock, Tracing } from '../engine/index.ts';
 import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, ResourceType } from '../kube/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import type { EvaluatorPool } from '../hooks/index.ts';
@@ -43,6 +43,8 @@ export interface Host {
   evaluators: EvaluatorPool;
   clock: Clock;
   logger: Logger;
+  /** Spans around each reconcile, hook call and write; {@link NO_TRACING} unless OpenTelemetry is configured. */
+  tracing: Tracing;
   /** With `--shards`: the buckets of parents this run of the controllers holds (`shard-scope.ts`). */
   shard?: ShardScope | undefined;
 }

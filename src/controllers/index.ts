@@ -9,4 +9,5 @@ export { acquireLeadership, holdLeadership, releaseLeadership, type LeaderElecti
 export { eventFilter } from './event-filter.ts';
 export { runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
 export type { Lease } from './lease.ts';
+export { tracedWriter } from './traced-ports.ts';
 export { ResourceNotFoundError, type Host, type HostSettings } from './host.ts';

@@ -5,6 +5,7 @@ import type { ExpressionSources } from './expression-sources.ts';
 import { runnerFor } from './hook-runners.ts';
 import type { Host } from './host.ts';
 import { createWebhookCredentialSource } from './webhook-secrets.ts';
+import { NO_TRACING } from '../engine/index.ts';
 
 const TYPES: Record<string, ResourceType> = {
   secrets: { apiVersion: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true } as ResourceType,
@@ -45,6 +46,7 @@ function fakeHost(objects: Record<string, Record<string, KubeObject>>, options: 
     },
     metrics: { hookObserver: () => ({ requestStarted: () => undefined, requestFinished: () => undefined }) },
     clock: { now: () => 0, sleep: () => Promise.resolve() },
+    tracing: NO_TRACING,
   } as unknown as Host;
   return { host, leases };
 }

@@ -25,3 +25,4 @@ export {
   type WorkerQueue,
 } from './run-workers.ts';
 export { WorkQueue, type WorkQueueOptions } from './work-queue.ts';
+export { NO_TRACING, type SpanAttributes, type Tracing } from './tracing.ts';

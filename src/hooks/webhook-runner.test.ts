@@ -61,6 +61,22 @@ describe('webhook runner: request', () => {
     expect(only?.body).toEqual(request);
   });
 
+  it('sends the call headers as each call starts, under its own content headers', async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const base = await servers.fastify((app) => {
+      app.post('/sync', (req, reply) => {
+        seen.push(req.headers);
+        return reply.send({});
+      });
+    });
+    let n = 0;
+    const traced = runner(`${base}/sync`, { callHeaders: () => ({ traceparent: `00-${'a'.repeat(32)}-${String(++n).padStart(16, '0')}-01`, 'content-type': 'text/plain' }) });
+    await traced.call(request, new AbortController().signal);
+    await traced.call(request, new AbortController().signal);
+    expect(seen.map((h) => h.traceparent)).toEqual([`00-${'a'.repeat(32)}-0000000000000001-01`, `00-${'a'.repeat(32)}-0000000000000002-01`]);
+    expect(seen.map((h) => h['content-type'])).toEqual(['application/json', 'application/json']);
+  });
+
   it('writes the headers on the wire exactly, never chunked', async () => {
     const heads: string[] = [];
     const base = await servers.raw((socket) => {

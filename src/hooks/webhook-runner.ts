@@ -42,6 +42,8 @@ export interface WebhookRunnerOptions {
   etag?: ETagConfig | undefined;
   /** The TLS and auth settings in effect; absent: none (default agent, no `Authorization`). */
   security?: WebhookSecurity | undefined;
+  /** Headers to send with each call, read as it starts: the trace context (`traceparent`) of the sync making it. */
+  callHeaders?: (() => Record<string, string>) | undefined;
 }
 
 /** A webhook runner holds agents and a response cache: `close` it when its controller stops. */
@@ -58,6 +60,7 @@ interface RunnerConfig {
   maxResponseBytes: number;
   clock: HookClock;
   observer: HookObserver | undefined;
+  callHeaders: (() => Record<string, string>) | undefined;
 }
 
 function parseUrl(raw: string, hook: HookKind): URL {
@@ -81,7 +84,7 @@ function configOf(options: WebhookRunnerOptions): RunnerConfig {
   if (!positive(options.timeoutMs)) throw new HookError(`${label}: timeout ${options.timeoutMs} ms must be positive`);
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   if (!positive(maxResponseBytes)) throw new HookError(`${label}: response limit ${maxResponseBytes} bytes must be positive`);
-  return { url, label, timeoutMs: options.timeoutMs, maxResponseBytes, clock: options.clock, observer: options.observer };
+  return { url, label, timeoutMs: options.timeoutMs, maxResponseBytes, clock: options.clock, observer: options.observer, callHeaders: options.callHeaders };
 }
 
 function encode(config: RunnerConfig, request: unknown): Buffer {
@@ -154,7 +157,7 @@ interface Exchange {
 }
 
 async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSignals): Promise<HttpResponse> {
-  const headers = sent.cached ? { ...sent.prepared.headers, 'If-None-Match': sent.cached.etag } : sent.prepared.headers;
+  const headers = { ...config.callHeaders?.(), ...sent.prepared.headers, ...(sent.cached ? { 'If-None-Match': sent.cached.etag } : {}) };
   config.observer?.requestStarted();
   const started = config.clock.now();
   let code: string | undefined;

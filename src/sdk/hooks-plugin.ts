@@ -3,6 +3,7 @@
  * the bad field), calling the handler (500 with its message when it throws) and answering its
  * result as `application/json`. Register it on any fastify app, once per controller or with a list.
  */
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../api/index.ts';
 import { checkCompositeRequest, checkCustomizeRequest, checkDecoratorRequest, type CheckedRequest } from './request-validation.ts';
@@ -112,6 +113,26 @@ function describeResult(value: unknown): string {
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
+/**
+ * Runs one answer in a span that continues the caller's trace: loom sends `traceparent`, so with an
+ * OpenTelemetry SDK registered in the hook's process, the hook's span (and any span its handler
+ * starts) shows inside loom's sync. Without an SDK the OpenTelemetry API does nothing.
+ */
+function inHookSpan(route: HookRoute, request: FastifyRequest, reply: FastifyReply, send: () => Promise<unknown>): Promise<FastifyReply> {
+  const caller = propagation.extract(context.active(), request.headers);
+  const attributes = { 'http.request.method': 'POST', 'http.route': route.path };
+  return trace.getTracer('kube-loom-sdk').startActiveSpan(route.name, { kind: SpanKind.SERVER, attributes }, caller, async (span) => {
+    try {
+      await send();
+    } finally {
+      span.setAttribute('http.response.status_code', reply.statusCode);
+      if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+    return reply;
+  });
+}
+
 async function answer(route: HookRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const checked = route.check(request.body);
   if (!checked.ok) {
@@ -166,7 +187,7 @@ export const hooks: FastifyPluginCallback<HooksOptions> = (app, options, done) =
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   app.setErrorHandler(answerFastifyError);
   for (const route of routes) {
-    app.post(route.path, { bodyLimit }, (request, reply) => answer(route, request, reply));
+    app.post(route.path, { bodyLimit }, (request, reply) => inHookSpan(route, request, reply, () => answer(route, request, reply)));
   }
   done();
 };

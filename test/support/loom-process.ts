@@ -24,15 +24,16 @@ const LOG_TAIL_CHARS = 8_000;
 /**
  * Starts `node <entry> run` against the test control plane for controllers labelled
  * `loom-test=<label>`, with no HTTP servers; `flags` are added to the command line. `entry` is the
- * sources' `src/cli/main.ts` unless given (the compiled package's `bin.js`, say).
+ * sources' `src/cli/main.ts` unless given (the compiled package's `bin.js`, say); `env` is added to
+ * the test process's environment.
  */
-export async function spawnLoom(label: string, flags: readonly string[] = [], entry = 'src/cli/main.ts'): Promise<LoomProcess> {
+export async function spawnLoom(label: string, flags: readonly string[] = [], entry = 'src/cli/main.ts', env: Record<string, string> = {}): Promise<LoomProcess> {
   const args = [
     entry, 'run', '--kubeconfig', inject('kubeconfigPath'), '--target-label-selector', `loom-test=${label}`,
     '--metrics-address', '0', '--health-probe-bind-address', '0', '--log-level', 'warn', ...flags,
   ];
   // process.execPath: the Node running the tests (24), not whatever `node` is first on PATH.
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let tail = '';
   child.stderr.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);

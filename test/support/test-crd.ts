@@ -44,6 +44,7 @@ export const TEST_PARENT_KINDS = {
   clusterRelated: { plural: 'clusterrelateds', kind: 'ClusterRelated', scope: 'Cluster' },
   decorated: { plural: 'decorateds', kind: 'Decorated' },
   sharded: { plural: 'shardeds', kind: 'Sharded' },
+  traced: { plural: 'traceds', kind: 'Traced' },
   rolling: { plural: 'rollings', kind: 'Rolling' },
   /** The children of `rolling`: a CRD, so the test can write their status conditions. */
   rollChild: { plural: 'rollchildren', kind: 'RollChild' },
