@@ -10,6 +10,7 @@ import { errorChain, RetryAfterError, runWorkers, type ReconcileOutcome, type Re
 import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../kube/index.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
+import { parentsInShard } from './shard-scope.ts';
 
 /** A running controller. */
 export interface RunningController {
@@ -86,7 +87,8 @@ export interface ControllerLoopOptions<K> {
 /** Runs the workers and resync loops until the returned controller is stopped. */
 export function runControllerLoop<K>(options: ControllerLoopOptions<K>): RunningController {
   const { host, queue } = options;
-  const untrack = host.metrics.trackQueue(options.labels, () => queue.len());
+  const untrackQueue = host.metrics.trackQueue(options.labels, () => queue.len());
+  const untrackShard = host.shard ? host.metrics.trackShardParents(options.labels, () => parentsInShard(host, [...options.keys()].map((key) => options.objectOf(key)))) : () => undefined;
   const stopping = new AbortController();
   let reconciles = 0;
   // Each reconcile logs with its own id, so the lines of one sync can be told apart from a concurrent one,
@@ -112,7 +114,8 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
       stopping.abort();
       await Promise.all([workers, resync]);
       options.release();
-      untrack();
+      untrackQueue();
+      untrackShard();
       options.logger.info('controller stopped');
     },
   };

@@ -33,6 +33,16 @@ function identityOf(obj: KubeObject): { name: string; namespace?: string } {
   return namespace === undefined ? { name } : { name, namespace };
 }
 
+/** How many of `objects` are in the buckets this run holds (all of them without sharding). */
+export function parentsInShard(host: Host, objects: Iterable<KubeObject | undefined>): number {
+  let count = 0;
+  for (const obj of objects) {
+    const uid = obj?.metadata.uid;
+    if (uid && (!host.shard || host.shard.held.has(bucketOf(uid, host.shard.buckets)))) count++;
+  }
+  return count;
+}
+
 /**
  * Whether this run reconciles `parent`: always without sharding; else when it holds the parent's bucket.
  * A parent of ours not labelled with its bucket is labelled first, so that the other replicas' caches

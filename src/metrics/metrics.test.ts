@@ -82,3 +82,23 @@ describe('hook calls without an answer', () => {
     expect((await valuesOf(metrics, 'metacontroller_sync_in_flight_requests'))[0]?.value).toBe(0);
   });
 });
+
+describe('shard metrics', () => {
+  it('report the buckets held, the handovers, and each controller\'s parents in them, read at scrape time', async () => {
+    const metrics = createMetrics();
+    let parents = 3;
+    const untrack = metrics.trackShardParents(controller, () => parents);
+    metrics.shards.held(4);
+    metrics.shards.handover('acquired', 4);
+    metrics.shards.handover('released', 1);
+    parents = 7;
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('loom_shard_buckets 4');
+    expect(text).toContain('loom_shard_handovers_total{direction="acquired"} 4');
+    expect(text).toContain('loom_shard_handovers_total{direction="released"} 1');
+    expect(text).toContain('loom_shard_parents{controller="web",controller_type="CompositeController"} 7');
+    untrack();
+    expect(await metrics.registry.metrics()).not.toContain('loom_shard_parents{');
+    metrics.close();
+  });
+});

@@ -28,6 +28,8 @@ export interface Metrics {
   readonly shards: { held(buckets: number): void; handover(direction: 'acquired' | 'released', buckets: number): void };
   /** Registers a queue whose depth is read at scrape time; returns the unregister. */
   trackQueue(controller: ControllerLabels, depth: () => number): () => void;
+  /** With `--shards`: registers the count of a controller's parents in this replica's buckets, read at scrape time; returns the unregister. */
+  trackShardParents(controller: ControllerLabels, count: () => number): () => void;
   /** Stops the event loop monitor and GC observer that the first scrape started. */
   close(): void;
 }
@@ -52,6 +54,26 @@ function hookMetrics(registry: Registry, hook: HookName): HookMetrics {
   };
 }
 
+/** A per-controller gauge whose values are read at scrape time from what is tracked. */
+function trackedGauge(registry: Registry, name: string, help: string): { track(controller: ControllerLabels, value: () => number): () => void } {
+  const tracked = new Map<string, { labels: ControllerLabels; value: () => number }>();
+  registry.gauge({
+    name, help, labelNames: ['controller', 'controller_type'],
+    // Rebuilt at each scrape, so an untracked controller's series goes away.
+    collect(gauge) {
+      gauge.reset();
+      for (const { labels, value } of tracked.values()) gauge.set({ controller: labels.controller, controller_type: labels.type }, value());
+    },
+  });
+  return {
+    track(controller, value) {
+      const key = `${controller.type}/${controller.controller}`;
+      tracked.set(key, { labels: controller, value });
+      return () => tracked.delete(key);
+    },
+  };
+}
+
 /** Creates the registry with process metrics and every loom series. */
 export function createMetrics(): Metrics {
   const registry = new Registry();
@@ -68,15 +90,8 @@ export function createMetrics(): Metrics {
   const applies = registry.counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'] });
   const shardBuckets = registry.gauge({ name: 'loom_shard_buckets', help: 'Parent buckets this replica holds (with --shards).' });
   const shardHandovers = registry.counter({ name: 'loom_shard_handovers_total', help: 'Parent buckets this replica took (acquired) or gave back (released).', labelNames: ['direction'] });
-  const queues = new Map<string, { labels: ControllerLabels; depth: () => number }>();
-  registry.gauge({
-    name: 'loom_queue_depth', help: 'Keys waiting in each controller queue.', labelNames: ['controller', 'controller_type'],
-    // Rebuilt at each scrape, so an untracked queue's series goes away.
-    collect(gauge) {
-      gauge.reset();
-      for (const { labels, depth } of queues.values()) gauge.set({ controller: labels.controller, controller_type: labels.type }, depth());
-    },
-  });
+  const queues = trackedGauge(registry, 'loom_queue_depth', 'Keys waiting in each controller queue.');
+  const shardParents = trackedGauge(registry, 'loom_shard_parents', 'Parents (or decorator targets) in the buckets this replica holds, per controller (with --shards).');
 
   return {
     registry,
@@ -108,11 +123,8 @@ export function createMetrics(): Metrics {
       held: (buckets) => shardBuckets.set({}, buckets),
       handover: (direction, buckets) => shardHandovers.inc({ direction }, buckets),
     },
-    trackQueue(controller, depth) {
-      const key = `${controller.type}/${controller.controller}`;
-      queues.set(key, { labels: controller, depth });
-      return () => queues.delete(key);
-    },
+    trackQueue: (controller, depth) => queues.track(controller, depth),
+    trackShardParents: (controller, count) => shardParents.track(controller, count),
     close: () => processMetrics.close(),
   };
 }
