@@ -14,7 +14,7 @@ import { createFairThrottle, NO_TRACING, systemClock, TokenBucket, type Clock } 
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer, withTenant,
-  type DiscoverySnapshot, type KubeEnvironment, type RequestObserver, type RestClient,
+  type DiscoverySnapshot, type KubeEnvironment, type ObjectWriter, type RequestObserver, type RestClient,
 } from './kube/index.ts';
 import { metricsRoutes, probeRoutes, serveUntil } from './server/http-servers.ts';
 import type { ListenAddress } from './server/listen-address.ts';
@@ -104,13 +104,14 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   const metrics = createMetrics();
   // One client rate limit, shared fairly: each controller (and the host) waiting for it takes turns.
   const throttle = createFairThrottle({ clock, limiter: new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst }) });
-  const client = createRestClient({
-    kubeConfig: loadKubeConfig({
-      path: config.kubeconfig, context: config.context, environment: config.kubeEnvironment, serviceAccountDir: config.serviceAccountDir,
-    }),
-    throttle: (tenant) => throttle.wait(tenant ?? 'loom'),
-    observe: options.observeRequests,
+  const kubeConfig = loadKubeConfig({
+    path: config.kubeconfig, context: config.context, environment: config.kubeEnvironment, serviceAccountDir: config.serviceAccountDir,
   });
+  const client = createRestClient({ kubeConfig, throttle: (tenant) => throttle.wait(tenant ?? 'loom'), observe: options.observeRequests });
+  // Leases (leader election, sharding) have a client of their own, outside the rate limit: a busy
+  // replica's renewals must never queue behind its syncs, or it would look gone while it still writes.
+  // (client-go's leader election has a client of its own too.)
+  const leaseClient = createRestClient({ kubeConfig, observe: options.observeRequests });
   const discovery = await discoveryLoop({ client, clock, logger, intervalMs: config.discoveryIntervalMs }, signal);
   // Caches keep managedFields only where loom will take fields over: elsewhere they are memory for
   // nothing. And the metadata strings many objects repeat are kept once.
@@ -153,7 +154,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   const metricsPort = config.metricsAddress && await serveUntil(metricsRoutes(metrics.registry), config.metricsAddress, signal);
   // The evaluators outlive the controllers' drain, so a sync cut short by the stop still ends cleanly.
   // (They start processes only when a JSONata hook is called, so a failed start leaves none behind.)
-  const done = runControllers({ host, config, client, signal }).finally(async () => {
+  const done = runControllers({ host, config, leaseClient: { client: leaseClient, writer: createObjectWriter(leaseClient, resolveKind, config.fieldManager) }, signal }).finally(async () => {
     evaluators.close();
     metrics.close();
     await tracing?.shutdown().catch((err: unknown) => logger.warn({ err }, 'could not export the last spans'));
@@ -165,7 +166,8 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
 interface RunControllersInput {
   host: Host;
   config: LoomConfig;
-  client: RestClient;
+  /** The client, and its writer, that Leases are read and written with. */
+  leaseClient: { client: RestClient; writer: ObjectWriter };
   signal: AbortSignal;
 }
 
@@ -174,11 +176,12 @@ interface RunControllersInput {
  * matters: controllers drain first, then the lease is released, so two leaders never overlap. A lost
  * lease stops the controllers and rejects, so the process exits and a restart rejoins the election.
  */
-async function runControllers({ host, config, client, signal }: RunControllersInput): Promise<void> {
+async function runControllers(input: RunControllersInput): Promise<void> {
+  const { host, config, leaseClient, signal } = input;
   const meta = { host, targetSelector: config.targetSelector };
-  if (config.sharding) return runShards({ host, config, client, signal }, config.sharding);
+  if (config.sharding) return runShards(input, config.sharding);
   if (!config.leaderElection) return runMetaController(meta, signal);
-  const election = { ...config.leaderElection, writer: host.writer, clock: host.clock, logger: host.logger };
+  const election = { ...config.leaderElection, writer: leaseClient.writer, clock: host.clock, logger: host.logger };
   if (!(await acquireLeadership(election, signal))) return;
   const controllers = new AbortController();
   signal.addEventListener('abort', () => controllers.abort(), { once: true });
@@ -194,14 +197,14 @@ async function runControllers({ host, config, client, signal }: RunControllersIn
  * Runs the controllers of the parent buckets this replica holds, restarted for its new buckets after
  * every handover (docs/sharding.md).
  */
-function runShards({ host, config, client, signal }: RunControllersInput, sharding: NonNullable<LoomConfig['sharding']>): Promise<void> {
+function runShards({ host, config, leaseClient: { client, writer }, signal }: RunControllersInput, sharding: NonNullable<LoomConfig['sharding']>): Promise<void> {
   const { namespace, group, buckets, leaseDurationMs } = sharding;
   const listLeases = async (stop: AbortSignal): Promise<Lease[]> => (await client.request<{ items: Lease[] }>({
     method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`,
     query: { labelSelector: `${SHARD_GROUP_LABEL}=${group}` }, signal: stop,
   })).items;
   return runShardMember({
-    ...sharding, writer: host.writer, listLeases, clock: host.clock, logger: host.logger.child({ component: 'sharding' }), observe: host.metrics.shards,
+    ...sharding, writer, listLeases, clock: host.clock, logger: host.logger.child({ component: 'sharding' }), observe: host.metrics.shards,
     renewDeadlineMs: Math.round(leaseDurationMs * 2 / 3), retryPeriodMs: Math.min(2_000, Math.round(leaseDurationMs / 5)),
   }, (held, stop) => runMetaController({ host: { ...host, shard: { buckets, held } }, targetSelector: config.targetSelector }, stop), signal);
 }

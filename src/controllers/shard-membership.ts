@@ -83,20 +83,30 @@ export function bucketHolders(leases: readonly Lease[], group: string, members: 
 /**
  * Takes part in sharding until `signal` aborts: runs `run` for the buckets held, restarting it on every
  * change, and on the way out drains it, gives the buckets back and lets the member Lease go, so the
- * others take over within a retry period. Rejects (after draining) when the member Lease could not be
- * renewed for the renew deadline, since by then others may treat this replica as gone.
+ * others take over within a retry period. The member Lease is renewed on a loop of its own, through
+ * every drain: a replica busy draining a bucket is still alive, and must not look gone while its syncs
+ * still write. Rejects (after draining) when the Lease could not be renewed for the renew deadline,
+ * since by then others may treat this replica as gone.
  */
 export async function runShardMember(options: ShardMembershipOptions, run: RunShards, signal: AbortSignal): Promise<void> {
   const member = new ShardMember(options, run);
+  const lost = new AbortController();
+  const stopRenewing = new AbortController();
+  const renewing = member.keepRenewing(stopRenewing.signal, lost);
   try {
-    await member.loop(signal);
+    await member.rebalanceUntil(AbortSignal.any([signal, lost.signal]));
   } finally {
-    await member.leave();
+    await member.drain();
+    stopRenewing.abort();
+    await renewing;
+    await member.leave(lost.signal.aborted);
   }
+  if (lost.signal.aborted) throw lost.signal.reason;
 }
 
 class ShardMember {
   private held: ReadonlySet<number> = new Set();
+  private releasing: readonly number[] = [];
   private running: { stop: AbortController; done: Promise<void> } | undefined;
   private readonly options: ShardMembershipOptions;
   private readonly run: RunShards;
@@ -112,30 +122,50 @@ class ShardMember {
     this.deadline = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
   }
 
-  async loop(signal: AbortSignal): Promise<void> {
+  /** Renews the member Lease every retry period until `stop` aborts; aborts `lost` when renewals fail for the renew deadline. */
+  async keepRenewing(stop: AbortSignal, lost: AbortController): Promise<void> {
     const { clock, logger } = this.options;
     let lastRenew = clock.now();
-    while (!signal.aborted) {
+    while (!stop.aborted) {
       try {
         await this.renewMember();
         lastRenew = clock.now();
-        await this.rebalance(signal);
       } catch (err) {
-        if (signal.aborted) break;
-        logger.warn({ err }, 'sharding: could not read or write the shard Leases');
+        logger.warn({ err }, 'sharding: could not renew the member Lease');
         if (clock.now() - lastRenew > this.deadline) {
-          throw new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: err });
+          lost.abort(new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: err }));
+          return;
         }
       }
+      await clock.sleep(this.retry, stop).catch(() => undefined);
+    }
+  }
+
+  /** Reads the Leases and moves buckets every retry period until `signal` aborts. */
+  async rebalanceUntil(signal: AbortSignal): Promise<void> {
+    const { clock, logger } = this.options;
+    while (!signal.aborted) {
+      await this.rebalance(signal).catch((err: unknown) => {
+        if (!signal.aborted) logger.warn({ err }, 'sharding: could not read or write the shard Leases');
+      });
       await clock.sleep(this.retry, signal).catch(() => undefined);
     }
   }
 
-  /** Drains, gives every bucket back and expires the member Lease; failures only cost the others a Lease duration. */
-  async leave(): Promise<void> {
-    const buckets = [...this.held];
+  /** Stops the controllers, waiting for their syncs to end. */
+  async drain(): Promise<void> {
+    this.releasing = [...this.held];
     await this.restart(new Set());
-    await Promise.all(buckets.map((bucket) => this.releaseBucket(bucket)));
+  }
+
+  /**
+   * After {@link drain}: gives every bucket back and expires the member Lease, so the others take over
+   * at once. A replica that lost its Lease leaves its buckets alone: they may have new holders. Failures
+   * only cost the others a Lease duration.
+   */
+  async leave(lost: boolean): Promise<void> {
+    if (lost) return;
+    await Promise.all(this.releasing.map((bucket) => this.releaseBucket(bucket)));
     await this.writeLease(memberLeaseName(this.options.group, this.options.identity), (spec) => ({ ...spec, holderIdentity: '', leaseDurationSeconds: 1 }))
       .catch((err: unknown) => this.options.logger.warn({ err }, 'sharding: could not let the member Lease go; the others take over when it expires'));
   }

@@ -45,6 +45,7 @@ export const TEST_PARENT_KINDS = {
   decorated: { plural: 'decorateds', kind: 'Decorated' },
   sharded: { plural: 'shardeds', kind: 'Sharded' },
   traced: { plural: 'traceds', kind: 'Traced' },
+  handover: { plural: 'handovers', kind: 'Handover' },
   rolling: { plural: 'rollings', kind: 'Rolling' },
   /** The children of `rolling`: a CRD, so the test can write their status conditions. */
   rollChild: { plural: 'rollchildren', kind: 'RollChild' },

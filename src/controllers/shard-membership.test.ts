@@ -1,0 +1,60 @@
+/**
+ * The scheduling of a shard member, on a clock driven by hand: its member Lease is renewed while its
+ * controllers drain, however long that takes. (Leases, buckets and handovers against a real API server
+ * are in test/sharding*.test.ts.) The writer here only stores Leases by name; it stands for no API
+ * semantics beyond that.
+ */
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../api/index.ts';
+import { manualClock, settle } from '../engine/manual-clock.test-support.ts';
+import type { ObjectWriter } from '../kube/index.ts';
+import type { Lease } from './lease.ts';
+import { memberLeaseName, runShardMember } from './shard-membership.ts';
+
+function leaseStore(): { writer: ObjectWriter; leases: Map<string, Lease> } {
+  const leases = new Map<string, Lease>();
+  const put = (obj: KubeObject): Promise<KubeObject> => {
+    leases.set(obj.metadata.name!, structuredClone(obj));
+    return Promise.resolve(obj);
+  };
+  const writer = {
+    get: (ref: { name: string }) => Promise.resolve(leases.get(ref.name)),
+    create: put,
+    replace: put,
+  } as unknown as ObjectWriter;
+  return { writer, leases };
+}
+
+describe('runShardMember', () => {
+  it('keeps renewing its member Lease while its controllers drain', async () => {
+    const clock = manualClock(Date.parse('2026-11-26T00:00:00Z'));
+    const { writer, leases } = leaseStore();
+    const stop = new AbortController();
+    let finishDrain = (): void => undefined;
+    const drained = new Promise<void>((resolve) => (finishDrain = resolve));
+    const running = runShardMember({
+      writer, listLeases: () => Promise.resolve([...leases.values()]), clock, logger: pino({ level: 'silent' }),
+      namespace: 'loom', group: 'g', identity: 'me', buckets: 2, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500,
+    }, async (_held, signal) => {
+      // A drain that outlasts the Lease: the controllers stop only when the test says so.
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      await drained;
+    }, stop.signal);
+    await clock.advance(1_000);
+    const member = memberLeaseName('g', 'me');
+    expect(leases.get(member)?.spec?.holderIdentity).toBe('me');
+
+    stop.abort();
+    await settle();
+    const renewedAtStop = leases.get(member)?.spec?.renewTime;
+    await clock.advance(10_000);
+    expect(leases.get(member)?.spec?.holderIdentity).toBe('me');
+    expect(Date.parse(leases.get(member)!.spec!.renewTime!)).toBeGreaterThan(Date.parse(renewedAtStop!) + 8_000);
+
+    finishDrain();
+    await clock.advance(1_000);
+    await running;
+    expect(leases.get(member)?.spec?.holderIdentity).toBe('');
+  });
+});
