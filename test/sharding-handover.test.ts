@@ -13,6 +13,7 @@ import { systemClock } from '../src/engine/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { spawnLoom, type LoomProcess } from './support/loom-process.ts';
+import { whenSplit } from './support/shard-leases.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'handover';
@@ -37,29 +38,11 @@ async function replica(identity: string): Promise<void> {
   }));
 }
 
-/** The bucket Leases' live holders, by bucket. */
-async function holders(): Promise<Map<number, string>> {
-  const list = await clients.client.request<{ items: { metadata: { name: string }; spec?: { holderIdentity?: string } }[] }>({
-    method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, query: { labelSelector: `loom.dev/shard-group=${GROUP}` },
-  });
-  const byBucket = new Map<number, string>();
-  for (const lease of list.items) {
-    const bucket = /-shard-(\d+)$/.exec(lease.metadata.name)?.[1];
-    if (bucket !== undefined && lease.spec?.holderIdentity) byBucket.set(Number(bucket), lease.spec.holderIdentity);
-  }
-  return byBucket;
-}
-
-/** Resolves once every bucket is held and the holders' shares are `shares` (in any order of holders), optionally among `among` only. */
+/** Resolves once the holders' bucket counts are `shares` (in any order), among `among` only when given. */
 function balanced(shares: number[], among?: readonly string[]): Promise<Map<number, string>> {
-  return eventually(async () => {
-    const byBucket = await holders();
-    if (byBucket.size < BUCKETS) return undefined;
-    const counts = new Map<string, number>();
-    for (const holder of byBucket.values()) counts.set(holder, (counts.get(holder) ?? 0) + 1);
-    if (among && [...counts.keys()].some((h) => !among.includes(h))) return undefined;
-    return JSON.stringify([...counts.values()].sort()) === JSON.stringify([...shares].sort()) ? byBucket : undefined;
-  }, `the buckets to be split ${JSON.stringify(shares)}`, 40_000);
+  const want = JSON.stringify([...shares].sort());
+  return whenSplit({ client: clients.client, namespace, group: GROUP, buckets: BUCKETS }, (counts) =>
+    (!among || [...counts.keys()].every((h) => among.includes(h))) && JSON.stringify([...counts.values()].sort()) === want, JSON.stringify(shares));
 }
 
 const parentPath = () => `/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${KIND.plural}`;

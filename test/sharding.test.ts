@@ -9,6 +9,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { bucketOf, SHARD_LABEL } from '../src/core/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { whenSplit } from './support/shard-leases.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'sharding';
@@ -37,27 +38,10 @@ async function stopReplica(identity: string): Promise<void> {
   replicas.delete(identity);
 }
 
-/** The bucket Leases' holders, by bucket. */
-async function holders(): Promise<Map<number, string>> {
-  const list = await clients.client.request<{ items: { metadata: { name: string }; spec?: { holderIdentity?: string } }[] }>({
-    method: 'GET', path: `/apis/coordination.k8s.io/v1/namespaces/${namespace}/leases`, query: { labelSelector: `loom.dev/shard-group=${GROUP}` },
-  });
-  const byBucket = new Map<number, string>();
-  for (const lease of list.items) {
-    const bucket = /-shard-(\d+)$/.exec(lease.metadata.name)?.[1];
-    if (bucket !== undefined && lease.spec?.holderIdentity) byBucket.set(Number(bucket), lease.spec.holderIdentity);
-  }
-  return byBucket;
-}
-
-/** Resolves once the buckets are split as `shares` (identity → bucket count). */
+/** Resolves once the buckets are split exactly as `shares` (identity → bucket count). */
 function balanced(shares: Record<string, number>): Promise<Map<number, string>> {
-  return eventually(async () => {
-    const byBucket = await holders();
-    const counts: Record<string, number> = {};
-    for (const holder of byBucket.values()) counts[holder] = (counts[holder] ?? 0) + 1;
-    return JSON.stringify(Object.entries(counts).sort()) === JSON.stringify(Object.entries(shares).sort()) ? byBucket : undefined;
-  }, `the buckets to be split ${JSON.stringify(shares)}`, 30_000);
+  const want = JSON.stringify(Object.entries(shares).sort());
+  return whenSplit({ client: clients.client, namespace, group: GROUP, buckets: BUCKETS }, (counts) => JSON.stringify([...counts].sort()) === want, JSON.stringify(shares));
 }
 
 const parentPath = () => `/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${KIND.plural}`;
