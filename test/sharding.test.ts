@@ -1,7 +1,8 @@
 /**
  * `--shards` with real Leases: three replicas split the parent buckets, each parent and its children
  * are written by one replica only, everything is labelled with its bucket, and when a replica stops
- * its buckets move to the others, which then sync the parents in them.
+ * its buckets move to the others, which then sync the parents in them. A DecoratorController's
+ * targets and attachments are shared out the same way.
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-c
 
 const LABEL = 'sharding';
 const KIND = TEST_PARENT_KINDS.sharded;
+const TARGET = TEST_PARENT_KINDS.shardTarget;
 const BUCKETS = 8;
 const GROUP = 'loom-shard-test';
 let clients: TestClients;
@@ -65,6 +67,7 @@ beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, KIND);
+  await createParentCrd(clients, TARGET);
   hook = Fastify();
   hook.post('/sync', (req) => {
     const { parent: p, children } = req.body as { parent: KubeObject; children: Record<string, Record<string, unknown>> };
@@ -73,7 +76,21 @@ beforeAll(async () => {
       children: ['a', 'b'].map((suffix) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${p.metadata.name}-${suffix}` }, data: { parent: p.metadata.name } })),
     };
   });
-  const url = `${await hook.listen({ host: '127.0.0.1', port: 0 })}/sync`;
+  hook.post('/decorate', (req) => {
+    const { object } = req.body as { object: KubeObject };
+    return { attachments: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${object.metadata.name}-att` } }] };
+  });
+  const base = await hook.listen({ host: '127.0.0.1', port: 0 });
+  const url = `${base}/sync`;
+  await clients.apply({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController',
+    metadata: { name: 'sharded-decorator', labels: { 'loom-test': LABEL } },
+    spec: {
+      resources: [{ apiVersion: `${TEST_GROUP}/v1`, resource: TARGET.plural }],
+      attachments: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+      hooks: { sync: { webhook: { url: `${base}/decorate` } } },
+    },
+  });
   await clients.apply({
     apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
     metadata: { name: 'sharded-controller', labels: { 'loom-test': LABEL } },
@@ -125,6 +142,21 @@ describe('sharding', () => {
       if (moved.includes(p.metadata.name!)) await clients.client.request({ method: 'DELETE', path: `/api/v1/namespaces/${namespace}/configmaps/${p.metadata.name}-b` });
       await eventually(() => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${p.metadata.name}-b` }), `${p.metadata.name}-b to be written`);
       expect(writersOf(p.metadata.name!)).toEqual([after.get(bucket)]);
+    }
+  });
+
+  it('shares out a DecoratorController\'s targets the same way, and labels their attachments', async () => {
+    const split = await balanced({ 'replica-a': 4, 'replica-b': 4 });
+    for (const writes of childWrites.values()) writes.length = 0;
+    const names = Array.from({ length: 12 }, (_, i) => `t${i}`);
+    await Promise.all(names.map((name) => clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: TARGET.kind, metadata: { name, namespace } })));
+    for (const name of names) {
+      const attachment = await eventually(() => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-att` }), `${name}-att`);
+      const target = await clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: TARGET.kind, namespace, name });
+      const bucket = bucketOf(target!.metadata.uid!, BUCKETS);
+      expect(target?.metadata.labels?.[SHARD_LABEL]).toBe(String(bucket));
+      expect(attachment.metadata.labels?.[SHARD_LABEL]).toBe(String(bucket));
+      expect(writersOf(name)).toEqual([split.get(bucket)]);
     }
   });
 });

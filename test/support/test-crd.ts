@@ -46,6 +46,7 @@ export const TEST_PARENT_KINDS = {
   sharded: { plural: 'shardeds', kind: 'Sharded' },
   traced: { plural: 'traceds', kind: 'Traced' },
   handover: { plural: 'handovers', kind: 'Handover' },
+  shardTarget: { plural: 'shardtargets', kind: 'ShardTarget' },
   rolling: { plural: 'rollings', kind: 'Rolling' },
   /** The children of `rolling`: a CRD, so the test can write their status conditions. */
   rollChild: { plural: 'rollchildren', kind: 'RollChild' },

@@ -107,7 +107,7 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
       if (parent && isOurs(routing, parent) && !(await reconcilesParent(host, ctx.parentType, parent))) return {};
       return syncParent(ctx, livePorts({ ...ctx, logger }), key, signal);
     },
-    keys: () => ctx.parents.list().map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),
+    keys: () => ctx.parents.list().filter((parent) => isOurs(routing, parent)).map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),
     objectOf: (key) => ctx.parents.get(key),
     resyncPeriodMs: period === undefined ? undefined : period * 1000,
     release() {
