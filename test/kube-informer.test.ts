@@ -96,27 +96,33 @@ describe('shared informer', () => {
 });
 
 describe('label-selected informer', () => {
-  it('caches only what its selector matches, apart from the unfiltered informer, and drops an object relabelled out of it', async () => {
+  it('caches only what its selector matches and it keeps, apart from the unfiltered informer, and drops an object that leaves either', async () => {
     const selector = 'loom.dev/shard notin (1,2)';
-    const filtered = registry.acquire(configMaps, undefined, selector);
+    const keep = (o: KubeObject) => o.metadata.annotations?.drop !== 'yes';
+    const filtered = registry.acquire(configMaps, undefined, { id: 'shard test', labelSelector: selector, keep });
     const all = registry.acquire(configMaps);
     try {
       expect(filtered.informer).not.toBe(all.informer);
-      expect(registry.active().get(`v1/configmaps?${selector}`)).toBe(1);
+      expect(registry.active().get('v1/configmaps?shard test')).toBe(1);
       await Promise.all([filtered.informer.whenSynced(), all.informer.whenSynced()]);
       const path = resourcePath(configMaps, { namespace });
-      const create = (name: string, labels?: Record<string, string>) => client.request({ method: 'POST', path, body: { metadata: { name, labels } } });
+      const create = (name: string, labels?: Record<string, string>, annotations?: Record<string, string>) => client.request({ method: 'POST', path, body: { metadata: { name, labels, annotations } } });
       await create('shard-0', { 'loom.dev/shard': '0' });
       await create('shard-1', { 'loom.dev/shard': '1' });
       await create('unlabelled');
+      await create('shard-dropped', undefined, { drop: 'yes' });
       const names = (store: typeof filtered.informer.store) => store.byNamespace(namespace).map((o) => o.metadata.name).filter((n) => n === 'unlabelled' || n?.startsWith('shard-')).sort();
-      await eventually(() => Promise.resolve(names(all.informer.store).length === 3 ? true : undefined), 'the unfiltered informer to see all three');
+      await eventually(() => Promise.resolve(names(all.informer.store).length === 4 ? true : undefined), 'the unfiltered informer to see all four');
       await eventually(() => Promise.resolve(names(filtered.informer.store).length === 2 ? true : undefined), 'the filtered informer to see two');
       expect(names(filtered.informer.store)).toEqual(['shard-0', 'unlabelled']);
 
       await client.request({ method: 'PATCH', path: `${path}/shard-0`, contentType: 'application/merge-patch+json', body: { metadata: { labels: { 'loom.dev/shard': '2' } } } });
       await eventually(() => Promise.resolve(names(filtered.informer.store).length === 1 ? true : undefined), 'the relabelled object to leave the filtered cache');
       expect(names(filtered.informer.store)).toEqual(['unlabelled']);
+
+      await client.request({ method: 'PATCH', path: `${path}/unlabelled`, contentType: 'application/merge-patch+json', body: { metadata: { annotations: { drop: 'yes' } } } });
+      await eventually(() => Promise.resolve(names(filtered.informer.store).length === 0 ? true : undefined), 'the object no longer kept to leave the filtered cache');
+      expect(names(all.informer.store)).toEqual(['shard-0', 'shard-1', 'shard-dropped', 'unlabelled']);
     } finally {
       filtered.release();
       all.release();

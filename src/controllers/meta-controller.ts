@@ -128,7 +128,8 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
     queue, workers: META_WORKERS, signal, clock: host.clock, reconciler: { reconcile },
-    onOutcome: (o) => o.error !== undefined && host.logger.warn({ controller: o.key, err: o.error }, 'controller not running'),
+    // A start cut short by the stop (a shutdown, a shard handover) is not a controller's fault.
+    onOutcome: (o) => o.error !== undefined && !signal.aborted && host.logger.warn({ controller: o.key, err: o.error }, 'controller not running'),
   });
   off();
   await Promise.all([...running.values()].map((started) => started.controller.stop()));

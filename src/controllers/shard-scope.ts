@@ -4,9 +4,9 @@
  * it reconciles only the parents of those buckets, labelling each with its bucket first, and it puts
  * the bucket's label on every child and attachment it writes. Without sharding each is a no-op.
  */
-import type { KubeObject } from '../api/index.ts';
+import { controllerRefOf, type KubeObject } from '../api/index.ts';
 import { bucketOf, SHARD_LABEL, shardSelector } from '../core/index.ts';
-import type { ResourceType } from '../kube/index.ts';
+import type { InformerFilter, ResourceType } from '../kube/index.ts';
 import type { Host } from './host.ts';
 
 /** The buckets a run of the controllers holds, out of how many. */
@@ -15,9 +15,36 @@ export interface ShardScope {
   held: ReadonlySet<number>;
 }
 
-/** The label selector for the informers of parents, children and attachments; `undefined`: every object. */
-export function shardedSelector(host: Host): string | undefined {
-  return host.shard && shardSelector(host.shard.held, host.shard.buckets);
+/**
+ * What the informers of parents (and decorator targets) keep: the parents of the buckets held, labelled
+ * or not yet (the API server filters by label; the cache, by the UID's bucket). `undefined`: everything.
+ */
+export function parentFilter(host: Host): InformerFilter | undefined {
+  const { shard } = host;
+  if (!shard) return undefined;
+  const labelSelector = shardSelector(shard.held, shard.buckets);
+  return { id: `parents in ${labelSelector ?? 'every bucket'}`, labelSelector, keep: (obj) => inHeldBucket(shard, obj.metadata.uid) };
+}
+
+/**
+ * What the informers of children, attachments and revisions keep: those whose controller is a parent
+ * of a bucket held, and those without a controller, which any replica's parent may adopt.
+ */
+export function childFilter(host: Host): InformerFilter | undefined {
+  const { shard } = host;
+  if (!shard) return undefined;
+  const labelSelector = shardSelector(shard.held, shard.buckets);
+  return {
+    id: `children in ${labelSelector ?? 'every bucket'}`, labelSelector,
+    keep: (obj) => {
+      const owner = controllerRefOf(obj);
+      return owner === undefined || inHeldBucket(shard, owner.uid);
+    },
+  };
+}
+
+function inHeldBucket(shard: ShardScope, uid: string | undefined): boolean {
+  return uid !== undefined && shard.held.has(bucketOf(uid, shard.buckets));
 }
 
 /** The labels every child or attachment of `parent` gets: its bucket's, when sharded. */

@@ -18,14 +18,22 @@ export interface InformerLease {
 /** Hands out shared informers. */
 export interface InformerRegistry {
   /**
-   * The informer of every object of `type`, or of the one object `scope` names; with `labelSelector`,
-   * of the objects it matches only (a different informer from the unfiltered one).
+   * The informer of every object of `type`, or of the one object `scope` names; with `filter`, of the
+   * objects it keeps only (a different informer from the unfiltered one).
    */
-  acquire(type: ResourceType, scope?: InformerScope, labelSelector?: string): InformerLease;
+  acquire(type: ResourceType, scope?: InformerScope, filter?: InformerFilter): InformerLease;
   /** Resource types with a running informer, and how many users each has (for metrics and tests). */
   active(): Map<string, number>;
   /** Resource types whose informer has not completed its first list (for `/readyz`). */
   unsynced(): string[];
+}
+
+/** A narrower informer: a label selector the API server applies, then what the cache keeps of it. */
+export interface InformerFilter {
+  /** Names the filter: two acquires with the same id share one informer. */
+  id: string;
+  labelSelector?: string | undefined;
+  keep?: ((obj: KubeObject) => boolean) | undefined;
 }
 
 /** What the registry needs to build informers. */
@@ -47,19 +55,21 @@ interface Entry {
 export function createInformerRegistry(options: InformerRegistryOptions): InformerRegistry {
   const entries = new Map<string, Entry>();
 
-  const start = (key: string, type: ResourceType, scope: InformerScope | undefined, labelSelector: string | undefined): Entry => {
+  const start = (key: string, type: ResourceType, scope: InformerScope | undefined, filter: InformerFilter | undefined): Entry => {
     const stop = new AbortController();
     const logger = options.logger.child({ resource: key });
-    const informer = createInformer({ client: options.client, type, scope, labelSelector, clock: options.clock, logger, transform: options.transform });
+    const informer = createInformer({
+      client: options.client, type, scope, labelSelector: filter?.labelSelector, keep: filter?.keep, clock: options.clock, logger, transform: options.transform,
+    });
     informer.run(stop.signal).catch((err: unknown) => logger.error({ err }, 'informer stopped unexpectedly'));
     return { informer, users: 0, stop };
   };
 
   return {
-    acquire(type, scope, labelSelector) {
-      const key = `${scope ? `${resourceTypeKey(type)}/${scope.namespace}/${scope.name}` : resourceTypeKey(type)}${labelSelector ? `?${labelSelector}` : ''}`;
+    acquire(type, scope, filter) {
+      const key = `${scope ? `${resourceTypeKey(type)}/${scope.namespace}/${scope.name}` : resourceTypeKey(type)}${filter ? `?${filter.id}` : ''}`;
       let entry = entries.get(key);
-      if (!entry) entries.set(key, (entry = start(key, type, scope, labelSelector)));
+      if (!entry) entries.set(key, (entry = start(key, type, scope, filter)));
       entry.users++;
       const held = entry;
       let released = false;

@@ -67,6 +67,12 @@ export interface InformerOptions {
   scope?: InformerScope | undefined;
   /** Only the objects this label selector matches (a replica's share of sharded parents and children). */
   labelSelector?: string | undefined;
+  /**
+   * What the cache keeps of what the selectors let through: an object it does not keep is treated as
+   * absent, and one that stops being kept is removed (with `onDelete`). For what no selector can say
+   * (a replica's share of parents not labelled yet).
+   */
+  keep?: ((obj: KubeObject) => boolean) | undefined;
   clock: InformerClock;
   /** A number in [0, 1) for the watch timeouts and the backoff's jitter; `Math.random` by default. */
   random?: (() => number) | undefined;
@@ -124,6 +130,7 @@ export function createInformer(options: InformerOptions): Informer {
   const path = resourcePath(type, scope ? { namespace: scope.namespace } : {});
   const fieldSelector = scope ? `metadata.name=${scope.name}` : undefined;
   const { labelSelector } = options;
+  const keep = options.keep ?? (() => true);
   const store = createObjectStore();
   const handlers = new Set<InformerHandler>();
   const errorListeners = new Set<(err: unknown) => void>();
@@ -163,6 +170,7 @@ export function createInformer(options: InformerOptions): Informer {
       });
       for (const item of page.items) {
         const obj = transform({ ...item, apiVersion: type.apiVersion, kind: type.kind });
+        if (!keep(obj)) continue;
         seen.add(storeKey(obj));
         upsert(obj);
       }
@@ -174,8 +182,10 @@ export function createInformer(options: InformerOptions): Informer {
   const apply = (event: WatchEvent): void => {
     if (event.type === 'BOOKMARK') return;
     const obj = transform(event.object as unknown as KubeObject);
-    if (event.type === 'ADDED' || event.type === 'MODIFIED') upsert(obj);
-    else if (event.type === 'DELETED') remove(obj);
+    if (event.type === 'ADDED' || event.type === 'MODIFIED') {
+      if (keep(obj)) upsert(obj);
+      else remove(obj);
+    } else if (event.type === 'DELETED') remove(obj);
   };
 
   /** Where the next watch resumes; `undefined` means "relist first". */

@@ -17,7 +17,7 @@ import type { CompositeContext } from './context.ts';
 import { childHandler, isOurs, parentHandler, type RoutingContext } from './route-events.ts';
 import { livePorts } from './live-ports.ts';
 import { syncParent } from '../../sync/composite-sync.ts';
-import { reconcilesParent, shardedSelector } from '../shard-scope.ts';
+import { childFilter, parentFilter, reconcilesParent } from '../shard-scope.ts';
 
 const CONTROLLER_TYPE = 'CompositeController';
 
@@ -40,10 +40,9 @@ export async function startCompositeController(
   const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });
 
-  const selector = shardedSelector(host);
-  const parentLease = host.informers.acquire(parentType, undefined, selector);
-  const childLeases = childTypes.map((c) => host.informers.acquire(c.type, undefined, selector));
-  const revisionLease = revisionType && host.informers.acquire(revisionType, undefined, selector);
+  const parentLease = host.informers.acquire(parentType, undefined, parentFilter(host));
+  const childLeases = childTypes.map((c) => host.informers.acquire(c.type, undefined, childFilter(host)));
+  const revisionLease = revisionType && host.informers.acquire(revisionType, undefined, childFilter(host));
   const leases: InformerLease[] = [parentLease, ...childLeases, ...(revisionLease ? [revisionLease] : [])];
   const ctx: CompositeContext = {
     host, controller, labels, parentType, logger, runners,

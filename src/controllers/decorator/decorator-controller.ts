@@ -17,7 +17,7 @@ import { attachmentHandler, isDecorated, targetHandler } from './route-events.ts
 import { targetAt, targetKey, targetKeyId, type TargetKey } from './target-key.ts';
 import { livePorts } from './live-ports.ts';
 import { syncTarget } from '../../sync/decorator-sync.ts';
-import { reconcilesParent, shardedSelector } from '../shard-scope.ts';
+import { childFilter, parentFilter, reconcilesParent } from '../shard-scope.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
 
@@ -37,9 +37,8 @@ export async function startDecoratorController(
   const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
   const customizeRunner = runners.customize;
 
-  const selector = shardedSelector(host);
-  const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type, undefined, selector));
-  const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type, undefined, selector));
+  const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type, undefined, parentFilter(host)));
+  const attachmentLeases = attachmentTypes.map((a) => host.informers.acquire(a.type, undefined, childFilter(host)));
   const queue = new WorkQueue<TargetKey>({ clock: host.clock, keyOf: targetKeyId });
   const targets = targetTypes.map((t, i) => ({ ...t, store: targetLeases[i]!.informer.store }));
   const ctx: DecoratorContext = {
