@@ -57,4 +57,25 @@ describe('runShardMember', () => {
     await running;
     expect(leases.get(member)?.spec?.holderIdentity).toBe('');
   });
+
+  it('stops and rejects when a renewal hangs past the renew deadline, after draining', async () => {
+    const clock = manualClock(Date.parse('2026-11-26T00:00:00Z'));
+    const { writer, leases } = leaseStore();
+    let hang = false;
+    const hanging = { ...writer, replace: (obj: KubeObject) => (hang ? new Promise<KubeObject>(() => undefined) : writer.replace(obj)) };
+    let drained = false;
+    const outcome = runShardMember({
+      writer: hanging, listLeases: () => Promise.resolve([...leases.values()]), clock, logger: pino({ level: 'silent' }),
+      namespace: 'loom', group: 'g', identity: 'me', buckets: 2, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500,
+    }, async (_held, signal) => {
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      drained = true;
+    }, new AbortController().signal).then(() => 'resolved', (err: unknown) => String(err));
+    await clock.advance(1_000);
+    expect(leases.get(memberLeaseName('g', 'me'))?.spec?.holderIdentity).toBe('me');
+    hang = true;
+    await clock.advance(3_000);
+    expect(await outcome).toContain('could not renew the member Lease for 2000 ms');
+    expect(drained).toBe(true);
+  });
 });

@@ -122,18 +122,25 @@ class ShardMember {
     this.deadline = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
   }
 
-  /** Renews the member Lease every retry period until `stop` aborts; aborts `lost` when renewals fail for the renew deadline. */
+  /**
+   * Renews the member Lease every retry period until `stop` aborts; aborts `lost` when no renewal has
+   * succeeded for the renew deadline, including while one hangs (a renewal is raced against it).
+   */
   async keepRenewing(stop: AbortSignal, lost: AbortController): Promise<void> {
     const { clock, logger } = this.options;
     let lastRenew = clock.now();
     while (!stop.aborted) {
-      try {
-        await this.renewMember();
-        lastRenew = clock.now();
-      } catch (err) {
-        logger.warn({ err }, 'sharding: could not renew the member Lease');
-        if (clock.now() - lastRenew > this.deadline) {
-          lost.abort(new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: err }));
+      const giveUp = new AbortController();
+      const outcome = await Promise.race([
+        this.renewMember().then(() => 'renewed' as const, (err: unknown) => err),
+        clock.sleep(Math.max(0, lastRenew + this.deadline - clock.now()), AbortSignal.any([stop, giveUp.signal])).then(() => 'deadline' as const, () => 'stopped' as const),
+      ]);
+      giveUp.abort();
+      if (outcome === 'renewed') lastRenew = clock.now();
+      else if (outcome !== 'stopped') {
+        if (outcome !== 'deadline') logger.warn({ err: outcome }, 'sharding: could not renew the member Lease');
+        if (outcome === 'deadline' || clock.now() - lastRenew > this.deadline) {
+          lost.abort(new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: outcome }));
           return;
         }
       }
