@@ -11,7 +11,8 @@
  * configmap-propagation controller (cluster-scoped parents, related objects, children in another
  * namespace). Each mode's loom writes under a field manager of its own, and the tests check the
  * children carry it: they were written by the chart's loom and no other host on the shared plane.
- * With `scoped` (and two replicas, so loom first takes the leader-election Lease), a child type outside
+ * With `scoped` (and two replicas, so loom shares the parents out through Leases in the release
+ * namespace, and holds every bucket while it runs alone), a child type outside
  * the grants is reported naming the missing permission, both when loom may not list it and when it may
  * read but not write it.
  */
@@ -32,6 +33,7 @@ import { deploymentArgs, helmBinary, installRelease, uninstallRelease } from './
 import { readyCondition, testClients, type TestClients } from './support/loom.ts';
 import { shelfManifest, syncErrorMessages } from './support/shelf.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+import { whenSplit } from './support/shard-leases.ts';
 
 const KIND = TEST_PARENT_KINDS.chart;
 const PROPAGATIONS = { apiVersion: 'config.loom.dev/v1', kind: 'ConfigMapPropagation' };
@@ -189,7 +191,7 @@ describe('charts/loom with rbac.mode scoped', () => {
 
   beforeAll(async () => {
     install = await installChart('scoped', {
-      // Two replicas: this loom is their leader, through a Lease only the Role in the release namespace grants.
+      // Two replicas: the chart turns sharding on, through Leases only the Role in the release namespace grants.
       replicas: 2,
       rbac: {
         mode: 'scoped',
@@ -210,8 +212,8 @@ describe('charts/loom with rbac.mode scoped', () => {
 
   it('converges a webhook and a JSONata controller with exactly the granted permissions', async () => {
     await expectConverged('scoped', install);
-    const lease = await clients.writer.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: install.namespace, name: 'metacontroller' });
-    expect((lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity).toBe('chart-test');
+    const holders = await whenSplit({ client: clients.client, namespace: install.namespace, group: 'metacontroller', buckets: 16 }, (counts) => counts.size === 1, 'all to this loom');
+    expect(new Set(holders.values())).toEqual(new Set(['chart-test']));
   }, 150_000);
 
   it('names the missing permission on the controller when loom may not list a child type', async () => {
