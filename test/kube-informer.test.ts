@@ -120,8 +120,12 @@ describe('label-selected informer', () => {
       await eventually(() => Promise.resolve(names(filtered.informer.store).length === 1 ? true : undefined), 'the relabelled object to leave the filtered cache');
       expect(names(filtered.informer.store)).toEqual(['unlabelled']);
 
+      const letGo: KubeObject[] = [];
+      filtered.informer.subscribe({ onDelete: (o) => letGo.push(o) });
       await client.request({ method: 'PATCH', path: `${path}/unlabelled`, contentType: 'application/merge-patch+json', body: { metadata: { annotations: { drop: 'yes' } } } });
       await eventually(() => Promise.resolve(names(filtered.informer.store).length === 0 ? true : undefined), 'the object no longer kept to leave the filtered cache');
+      // Handlers hear of it as they knew it (its owner then is the one to wake), not as it is now.
+      expect(letGo.map((o) => [o.metadata.name, o.metadata.annotations?.drop])).toEqual([['unlabelled', undefined]]);
       expect(names(all.informer.store)).toEqual(['shard-0', 'shard-1', 'shard-dropped', 'unlabelled']);
     } finally {
       filtered.release();

@@ -100,6 +100,11 @@ describe('charts/loom', () => {
     expect(objectsOf('default').map((o) => o.kind)).not.toContain('PodDisruptionBudget');
   });
 
+  it('refuses more than one replica with sharding turned off and no leader election', async () => {
+    const render = helm(binary, ['template', 'loom', CHART, '--set', 'replicas=2', '--set-string', 'runFlags.shards=0']);
+    await expect(render).rejects.toThrow('would run every controller on every replica');
+  });
+
   it('elects a leader instead of sharding when Metacontroller\'s commandArgs ask for it', () => {
     const config = runConfig(parseGoFlags(deploymentArgs(objectsOf('metacontroller')).slice(1), RUN_FLAG_SPEC).values, { identity: 'pod' });
     expect(config.leaderElection).toEqual({ namespace: 'loom-system', name: 'metacontroller', identity: 'pod' });

@@ -78,4 +78,51 @@ describe('runShardMember', () => {
     expect(await outcome).toContain('could not renew the member Lease for 2000 ms');
     expect(drained).toBe(true);
   });
+
+  const options = (writer: ObjectWriter, clock: ReturnType<typeof manualClock>, listLeases: () => Promise<Lease[]>) => ({
+    writer, listLeases, clock, logger: pino({ level: 'silent' }),
+    namespace: 'loom', group: 'g', identity: 'me', buckets: 1, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500,
+  });
+  const lease = (name: string, holder: string, now: number): Lease => ({
+    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: 'loom' },
+    spec: { holderIdentity: holder, leaseDurationSeconds: 3, renewTime: new Date(now).toISOString() },
+  });
+
+  it('does not take a bucket whose holder is alive, even one missing from the list the round started from', async () => {
+    const clock = manualClock(Date.parse('2026-11-26T00:00:00Z'));
+    const { writer, leases } = leaseStore();
+    leases.set('g-shard-0', lease('g-shard-0', 'newcomer', clock.now()));
+    leases.set(memberLeaseName('g', 'newcomer'), lease(memberLeaseName('g', 'newcomer'), 'newcomer', clock.now()));
+    const ran: number[][] = [];
+    const stop = new AbortController();
+    // A list taken before the newcomer joined: it shows no other member and no bucket Lease.
+    const running = runShardMember(options(writer, clock, () => Promise.resolve([])), async (held, signal) => {
+      ran.push([...held]);
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    }, stop.signal);
+    await clock.advance(1_000);
+    expect(leases.get('g-shard-0')?.spec?.holderIdentity).toBe('newcomer');
+    expect(ran).toEqual([]);
+    stop.abort();
+    await clock.advance(1_000);
+    await running;
+  });
+
+  it('runs a bucket whose Lease names it even when it was not running it', async () => {
+    const clock = manualClock(Date.parse('2026-11-26T00:00:00Z'));
+    const { writer, leases } = leaseStore();
+    leases.set('g-shard-0', lease('g-shard-0', 'me', clock.now()));
+    const ran: number[][] = [];
+    const stop = new AbortController();
+    const running = runShardMember(options(writer, clock, () => Promise.resolve([...leases.values()])), async (held, signal) => {
+      ran.push([...held]);
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    }, stop.signal);
+    await clock.advance(1_000);
+    expect(ran).toEqual([[0]]);
+    stop.abort();
+    await clock.advance(1_000);
+    await running;
+    expect(leases.get('g-shard-0')?.spec?.holderIdentity).toBe('');
+  });
 });

@@ -93,6 +93,9 @@ export async function runShardMember(options: ShardMembershipOptions, run: RunSh
   const lost = new AbortController();
   const stopRenewing = new AbortController();
   const renewing = member.keepRenewing(stopRenewing.signal, lost);
+  // Past the renew deadline others may take the buckets soon: stop the syncs now, not when the
+  // rebalance in progress returns.
+  lost.signal.addEventListener('abort', () => member.stopRunning(), { once: true });
   try {
     await member.rebalanceUntil(AbortSignal.any([signal, lost.signal]));
   } finally {
@@ -107,6 +110,9 @@ export async function runShardMember(options: ShardMembershipOptions, run: RunSh
 class ShardMember {
   private held: ReadonlySet<number> = new Set();
   private releasing: readonly number[] = [];
+  /** Settles with the first successful renewal: no bucket is taken before this replica is a member others can see. */
+  private readonly firstRenewal: Promise<void>;
+  private markRenewed: () => void = () => undefined;
   private running: { stop: AbortController; done: Promise<void> } | undefined;
   private readonly options: ShardMembershipOptions;
   private readonly run: RunShards;
@@ -120,6 +126,7 @@ class ShardMember {
     this.lease = options.leaseDurationMs ?? DEFAULT_LEASE_MS;
     this.retry = options.retryPeriodMs ?? DEFAULT_RETRY_MS;
     this.deadline = options.renewDeadlineMs ?? DEFAULT_RENEW_DEADLINE_MS;
+    this.firstRenewal = new Promise((resolve) => (this.markRenewed = resolve));
   }
 
   /**
@@ -131,12 +138,17 @@ class ShardMember {
     let lastRenew = clock.now();
     while (!stop.aborted) {
       const giveUp = new AbortController();
+      // Counted from when the renewal is sent: its renewTime is stamped then, and others judge by it.
+      const sentAt = clock.now();
       const outcome = await Promise.race([
         this.renewMember().then(() => 'renewed' as const, (err: unknown) => err),
         clock.sleep(Math.max(0, lastRenew + this.deadline - clock.now()), AbortSignal.any([stop, giveUp.signal])).then(() => 'deadline' as const, () => 'stopped' as const),
       ]);
       giveUp.abort();
-      if (outcome === 'renewed') lastRenew = clock.now();
+      if (outcome === 'renewed') {
+        lastRenew = sentAt;
+        this.markRenewed();
+      }
       else if (outcome !== 'stopped') {
         if (outcome !== 'deadline') logger.warn({ err: outcome }, 'sharding: could not renew the member Lease');
         if (outcome === 'deadline' || clock.now() - lastRenew > this.deadline) {
@@ -151,12 +163,18 @@ class ShardMember {
   /** Reads the Leases and moves buckets every retry period until `signal` aborts. */
   async rebalanceUntil(signal: AbortSignal): Promise<void> {
     const { clock, logger } = this.options;
+    await Promise.race([this.firstRenewal, new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }))]);
     while (!signal.aborted) {
       await this.rebalance(signal).catch((err: unknown) => {
         if (!signal.aborted) logger.warn({ err }, 'sharding: could not read or write the shard Leases');
       });
       await clock.sleep(this.retry, signal).catch(() => undefined);
     }
+  }
+
+  /** Signals the controllers to stop, without waiting for them (their drain is {@link drain}'s). */
+  stopRunning(): void {
+    this.running?.stop.abort();
   }
 
   /** Stops the controllers, waiting for their syncs to end. */
@@ -183,6 +201,7 @@ class ShardMember {
     const members = liveMembers(leases, group, identity, clock.now());
     const holders = bucketHolders(leases, group, members);
     await this.dropLost(holders);
+    await this.resumeOwn(holders);
     const moves = planShardMoves({ identity, members: [...members], buckets, holders, held: this.held });
     if (moves.release.length > 0) {
       await this.restart(new Set([...this.held].filter((bucket) => !moves.release.includes(bucket))));
@@ -191,7 +210,7 @@ class ShardMember {
       this.options.observe?.handover('released', moves.release.length);
     }
     const taken: number[] = [];
-    for (const bucket of moves.acquire) if (await this.takeBucket(bucket, members)) taken.push(bucket);
+    for (const bucket of moves.acquire) if (await this.takeBucket(bucket)) taken.push(bucket);
     if (taken.length > 0) {
       await this.restart(new Set([...this.held, ...taken]));
       logger.info({ buckets: taken, members: members.size }, 'sharding: took buckets');
@@ -206,6 +225,16 @@ class ShardMember {
     if (lost.length === 0) return;
     this.options.logger.error({ buckets: lost }, 'sharding: buckets taken over by another replica; stopping their parents');
     await this.restart(new Set([...this.held].filter((bucket) => ours.has(bucket))));
+  }
+
+  /**
+   * Runs the buckets whose Leases name this replica but which it does not run: taken in a round that
+   * failed half-way, or not given back because the release failed. Left alone, nobody would ever run
+   * them (this replica is alive, so their Leases never free themselves).
+   */
+  private async resumeOwn(holders: readonly BucketHolder[]): Promise<void> {
+    const idle = holders.filter((h) => h.holder === this.options.identity && !this.held.has(h.bucket)).map((h) => h.bucket);
+    if (idle.length > 0) await this.restart(new Set([...this.held, ...idle]));
   }
 
   /** Stops the controllers (draining them) and starts them again for `next`, unless it is empty. */
@@ -233,12 +262,23 @@ class ShardMember {
     }));
   }
 
-  /** Takes `bucket` when its Lease is free at the write (no holder, or one no longer a member); false when another replica got it first. */
-  private async takeBucket(bucket: number, members: ReadonlySet<string>): Promise<boolean> {
-    const { identity } = this.options;
+  /**
+   * Takes `bucket` when its Lease is free at the write: no holder, or a holder whose member Lease is
+   * expired when read now (not in the list this round started from, which may predate a replica that
+   * has just joined and taken it). False when another replica got it first.
+   */
+  private async takeBucket(bucket: number): Promise<boolean> {
+    const { identity, writer, namespace, group, clock } = this.options;
+    const ref = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name });
+    const holder = ((await writer.get(ref(bucketLeaseName(group, bucket)))) as Lease | undefined)?.spec?.holderIdentity;
+    if (holder && holder !== identity) {
+      const member = (await writer.get(ref(memberLeaseName(group, holder)))) as Lease | undefined;
+      if (liveHolder(member, clock.now()) === holder) return false;
+    }
     try {
-      await this.writeLease(bucketLeaseName(this.options.group, bucket), (spec, now) => {
-        if (spec.holderIdentity && spec.holderIdentity !== identity && members.has(spec.holderIdentity)) throw new BucketTakenError();
+      // The write re-reads the Lease and carries its resourceVersion: a change since the read above fails it.
+      await this.writeLease(bucketLeaseName(group, bucket), (spec, now) => {
+        if ((spec.holderIdentity ?? '') !== (holder ?? '')) throw new BucketTakenError();
         return {
           holderIdentity: identity, leaseDurationSeconds: Math.ceil(this.lease / 1000), acquireTime: microTime(now), renewTime: microTime(now),
           leaseTransitions: (spec.leaseTransitions ?? 0) + 1,
@@ -257,7 +297,7 @@ class ShardMember {
       if (spec.holderIdentity !== identity) throw new BucketTakenError();
       return { ...spec, holderIdentity: '', renewTime: microTime(now) };
     }).catch((err: unknown) => {
-      if (!(err instanceof BucketTakenError) && !isNotFound(err)) logger.warn({ err, bucket }, 'sharding: could not give a bucket back; it is free once the member Lease expires');
+      if (!(err instanceof BucketTakenError) && !isNotFound(err)) logger.warn({ err, bucket }, 'sharding: could not give a bucket back; it is run again and given back in a later round');
     });
   }
 

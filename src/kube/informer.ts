@@ -159,6 +159,12 @@ export function createInformer(options: InformerOptions): Informer {
     const previous = store.remove(storeKey(obj));
     if (previous) emit((h) => h.onDelete?.(obj));
   };
+  // An object the cache stops keeping is gone as the handlers knew it: its owner then is the one to
+  // wake, not the one it has now.
+  const letGo = (obj: KubeObject): void => {
+    const previous = store.remove(storeKey(obj));
+    if (previous) emit((h) => h.onDelete?.(previous));
+  };
 
   /** Lists every page, then brings the store (and handlers) in line with the result. */
   const relist = async (signal: AbortSignal): Promise<string> => {
@@ -184,7 +190,7 @@ export function createInformer(options: InformerOptions): Informer {
     const obj = transform(event.object as unknown as KubeObject);
     if (event.type === 'ADDED' || event.type === 'MODIFIED') {
       if (keep(obj)) upsert(obj);
-      else remove(obj);
+      else letGo(obj);
     } else if (event.type === 'DELETED') remove(obj);
   };
 

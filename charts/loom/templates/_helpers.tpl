@@ -61,6 +61,8 @@ Metacontroller's way, in commandArgs.
 {{- if gt (int .Values.replicas) 1 }}
 {{- if $leader }}{{- $_ := set $flags "leader-election" "true" }}
 {{- else if eq (toString (get $flags "shards")) "" }}{{- $_ := set $flags "shards" "16" }}
+{{- else if eq (toString (get $flags "shards")) "0" }}
+{{- fail "replicas > 1 with runFlags.shards \"0\" would run every controller on every replica: leave shards empty (16) or turn on leader election" }}
 {{- end }}
 {{- end }}
 {{- if not (get $flags "leader-election-namespace") }}{{- $_ := set $flags "leader-election-namespace" $namespace }}{{- end }}
