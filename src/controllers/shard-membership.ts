@@ -51,7 +51,7 @@ export function memberLeaseName(group: string, identity: string): string {
   return `${group}-member-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`;
 }
 
-export function bucketLeaseName(group: string, bucket: number): string {
+function bucketLeaseName(group: string, bucket: number): string {
   return `${group}-shard-${bucket}`;
 }
 
@@ -68,7 +68,7 @@ function liveMembers(leases: readonly Lease[], group: string, identity: string, 
 }
 
 /** Each bucket's holder, when it is a live member (a bucket whose holder is gone is free). */
-export function bucketHolders(leases: readonly Lease[], group: string, members: ReadonlySet<string>): BucketHolder[] {
+function bucketHolders(leases: readonly Lease[], group: string, members: ReadonlySet<string>): BucketHolder[] {
   const holders: BucketHolder[] = [];
   for (const lease of leases) {
     const name = lease.metadata.name ?? '';
@@ -137,14 +137,9 @@ class ShardMember {
     const { clock, logger } = this.options;
     let lastRenew = clock.now();
     while (!stop.aborted) {
-      const giveUp = new AbortController();
       // Counted from when the renewal is sent: its renewTime is stamped then, and others judge by it.
       const sentAt = clock.now();
-      const outcome = await Promise.race([
-        this.renewMember().then(() => 'renewed' as const, (err: unknown) => err),
-        clock.sleep(Math.max(0, lastRenew + this.deadline - clock.now()), AbortSignal.any([stop, giveUp.signal])).then(() => 'deadline' as const, () => 'stopped' as const),
-      ]);
-      giveUp.abort();
+      const outcome = await this.renewBefore(lastRenew + this.deadline, stop);
       if (outcome === 'renewed') {
         lastRenew = sentAt;
         this.markRenewed();
@@ -157,6 +152,19 @@ class ShardMember {
         }
       }
       await clock.sleep(this.retry, stop).catch(() => undefined);
+    }
+  }
+
+  /** One renewal, raced against `deadlineAt` (and `stop`): `'renewed'`, `'deadline'`, `'stopped'`, or the renewal's error. */
+  private async renewBefore(deadlineAt: number, stop: AbortSignal): Promise<unknown> {
+    const { clock } = this.options;
+    const giveUp = new AbortController();
+    const deadline = clock.sleep(Math.max(0, deadlineAt - clock.now()), AbortSignal.any([stop, giveUp.signal]))
+      .then(() => 'deadline' as const, () => 'stopped' as const);
+    try {
+      return await Promise.race([this.renewMember().then(() => 'renewed' as const, (err: unknown) => err), deadline]);
+    } finally {
+      giveUp.abort();
     }
   }
 
@@ -268,27 +276,29 @@ class ShardMember {
    * has just joined and taken it). False when another replica got it first.
    */
   private async takeBucket(bucket: number): Promise<boolean> {
-    const { identity, writer, namespace, group, clock } = this.options;
-    const ref = (name: string) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name });
-    const holder = ((await writer.get(ref(bucketLeaseName(group, bucket)))) as Lease | undefined)?.spec?.holderIdentity;
-    if (holder && holder !== identity) {
-      const member = (await writer.get(ref(memberLeaseName(group, holder)))) as Lease | undefined;
-      if (liveHolder(member, clock.now()) === holder) return false;
-    }
+    const { identity, group, clock } = this.options;
+    const name = bucketLeaseName(group, bucket);
+    const current = await this.readLease(name);
+    if (await this.isOtherLiveMember(current?.spec?.holderIdentity)) return false;
+    const now = clock.now();
     try {
-      // The write re-reads the Lease and carries its resourceVersion: a change since the read above fails it.
-      await this.writeLease(bucketLeaseName(group, bucket), (spec, now) => {
-        if ((spec.holderIdentity ?? '') !== (holder ?? '')) throw new BucketTakenError();
-        return {
-          holderIdentity: identity, leaseDurationSeconds: Math.ceil(this.lease / 1000), acquireTime: microTime(now), renewTime: microTime(now),
-          leaseTransitions: (spec.leaseTransitions ?? 0) + 1,
-        };
+      // The write carries the resourceVersion read above: a change since makes it fail.
+      await this.putLease(name, current, {
+        holderIdentity: identity, leaseDurationSeconds: Math.ceil(this.lease / 1000), acquireTime: microTime(now), renewTime: microTime(now),
+        leaseTransitions: (current?.spec?.leaseTransitions ?? 0) + 1,
       });
       return true;
     } catch (err) {
-      if (err instanceof BucketTakenError || isConflict(err) || isAlreadyExists(err)) return false;
+      if (isConflict(err) || isAlreadyExists(err)) return false;
       throw err;
     }
+  }
+
+  /** True when `holder` is another replica whose member Lease is alive when read now. */
+  private async isOtherLiveMember(holder: string | undefined): Promise<boolean> {
+    const { identity, group, clock } = this.options;
+    if (!holder || holder === identity) return false;
+    return liveHolder(await this.readLease(memberLeaseName(group, holder)), clock.now()) === holder;
   }
 
   private async releaseBucket(bucket: number): Promise<void> {
@@ -306,12 +316,20 @@ class ShardMember {
    * carries the `resourceVersion` read, so a concurrent writer makes it fail with a conflict.
    */
   private async writeLease(name: string, next: (spec: LeaseSpec, now: number) => LeaseSpec): Promise<void> {
-    const { writer, namespace, group, clock } = this.options;
-    const ref = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name };
-    const current = (await writer.get(ref)) as Lease | undefined;
-    const spec = next(current?.spec ?? {}, clock.now());
+    const current = await this.readLease(name);
+    await this.putLease(name, current, next(current?.spec ?? {}, this.options.clock.now()));
+  }
+
+  private async readLease(name: string): Promise<Lease | undefined> {
+    const { writer, namespace } = this.options;
+    return writer.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name });
+  }
+
+  /** Replaces `current` (guarded by its resourceVersion) with `spec`, or creates the Lease when there was none. */
+  private async putLease(name: string, current: Lease | undefined, spec: LeaseSpec): Promise<void> {
+    const { writer, namespace, group } = this.options;
     if (current) await writer.replace({ ...current, spec });
-    else await writer.create({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name, namespace, labels: { [SHARD_GROUP_LABEL]: group } }, spec });
+    else await writer.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, labels: { [SHARD_GROUP_LABEL]: group } }, spec });
   }
 }
 

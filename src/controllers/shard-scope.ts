@@ -20,10 +20,7 @@ export interface ShardScope {
  * or not yet (the API server filters by label; the cache, by the UID's bucket). `undefined`: everything.
  */
 export function parentFilter(host: Host): InformerFilter | undefined {
-  const { shard } = host;
-  if (!shard) return undefined;
-  const labelSelector = shardSelector(shard.held, shard.buckets);
-  return { id: `parents in ${labelSelector ?? 'every bucket'}`, labelSelector, keep: (obj) => inHeldBucket(shard, obj.metadata.uid) };
+  return shardFilter(host, 'parents', (shard, obj) => inHeldBucket(shard, obj.metadata.uid));
 }
 
 /**
@@ -31,16 +28,18 @@ export function parentFilter(host: Host): InformerFilter | undefined {
  * of a bucket held, and those without a controller, which any replica's parent may adopt.
  */
 export function childFilter(host: Host): InformerFilter | undefined {
+  return shardFilter(host, 'children', (shard, obj) => {
+    const owner = controllerRefOf(obj);
+    return owner === undefined || inHeldBucket(shard, owner.uid);
+  });
+}
+
+/** The informer filter of one role: the API server's label selector, then `keep`; none without sharding. */
+function shardFilter(host: Host, role: string, keep: (shard: ShardScope, obj: KubeObject) => boolean): InformerFilter | undefined {
   const { shard } = host;
   if (!shard) return undefined;
   const labelSelector = shardSelector(shard.held, shard.buckets);
-  return {
-    id: `children in ${labelSelector ?? 'every bucket'}`, labelSelector,
-    keep: (obj) => {
-      const owner = controllerRefOf(obj);
-      return owner === undefined || inHeldBucket(shard, owner.uid);
-    },
-  };
+  return { id: `${role} in ${labelSelector ?? 'every bucket'}`, labelSelector, keep: (obj) => keep(shard, obj) };
 }
 
 function inHeldBucket(shard: ShardScope, uid: string | undefined): boolean {
@@ -81,11 +80,11 @@ export async function reconcilesParent(host: Host, type: ResourceType, parent: K
   if (!shard) return true;
   const { uid, labels } = parent.metadata;
   if (!uid) return false;
-  const bucket = String(bucketOf(uid, shard.buckets));
-  if (!shard.held.has(Number(bucket))) return false;
-  if (labels?.[SHARD_LABEL] !== bucket) {
+  const bucket = bucketOf(uid, shard.buckets);
+  if (!shard.held.has(bucket)) return false;
+  if (labels?.[SHARD_LABEL] !== String(bucket)) {
     await host.writer.apply(
-      { apiVersion: type.apiVersion, kind: type.kind, metadata: { ...identityOf(parent), uid, labels: { [SHARD_LABEL]: bucket } } },
+      { apiVersion: type.apiVersion, kind: type.kind, metadata: { ...identityOf(parent), uid, labels: { [SHARD_LABEL]: String(bucket) } } },
       { fieldManager: `${host.settings.fieldManager}-shard` },
     );
   }
