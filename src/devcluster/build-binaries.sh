@@ -160,9 +160,13 @@ run "$etcd_src" "build etcd" build-etcd \
   go build -trimpath -ldflags "-s -w" -o "$staging/etcd" go.etcd.io/etcd/server/v3
 
 # --- check and publish --------------------------------------------------------------------------
-"$staging/kube-apiserver" --version 2>&1 | grep -q "Kubernetes $K8S_VERSION" ||
+# The output is read whole before it is searched: `grep -q` stops at the first match, and under
+# pipefail the binary's SIGPIPE on the lines it prints after that would fail the check at random.
+apiserver_says="$("$staging/kube-apiserver" --version 2>&1 || true)"
+grep -q "Kubernetes $K8S_VERSION" <<<"$apiserver_says" ||
   die "step 'check kube-apiserver --version' failed: expected Kubernetes $K8S_VERSION"
-"$staging/etcd" --version 2>&1 | grep -q "etcd Version: ${ETCD_VERSION#v}" ||
+etcd_says="$("$staging/etcd" --version 2>&1 || true)"
+grep -q "etcd Version: ${ETCD_VERSION#v}" <<<"$etcd_says" ||
   die "step 'check etcd --version' failed: expected etcd ${ETCD_VERSION#v}"
 echo "$want_stamp" >"$staging/.built"
 mv "$staging" "$bin"

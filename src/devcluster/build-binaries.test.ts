@@ -12,16 +12,35 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const SCRIPT = fileURLToPath(new URL('./build-binaries.sh', import.meta.url));
 const VERSIONS = { LOOM_K8S_VERSION: 'v1.99.0', LOOM_ETCD_VERSION: 'v3.99.0' };
-/** A stand-in for \`go\`; \`FAKE_DOWNLOAD\` makes \`go mod download\` take a while (\`slow\`) or succeed (\`ok\`). */
+/**
+ * A stand-in for \`go\`; \`FAKE_DOWNLOAD\` makes \`go mod download\` take a while (\`slow\`) or succeed
+ * (\`ok\`), and \`FAKE_BUILD=ok\` makes every step succeed, "building" binaries that print their version
+ * the way the real ones do: the line the script checks first, then more lines after a pause.
+ */
 const FAKE_GO = `#!/usr/bin/env bash
-echo "$*" >> "$(dirname "$0")/calls"
+here="$(dirname "$0")"
+echo "$*" >> "$here/calls"
+fake_binary() { # PATH FIRST-LINE
+  printf '#!/usr/bin/env bash\\necho "%s"\\nsleep 0.3\\necho "Git SHA: none"\\necho "Go Version: go0.fake"\\n' "$2" > "$1"
+  chmod +x "$1"
+}
 case "$1 $2" in
   "env GOPROXY") echo off ;;
   "env GOVERSION") echo go0.fake ;;
   "mod download")
+    [[ "$FAKE_BUILD" == ok ]] && { printf 'go 1.24.0\\nrequire k8s.io/api v0.0.0\\n' > "$here/k8s.mod"; printf '{\\n  "GoMod": "%s"\\n}\\n' "$here/k8s.mod"; exit 0; }
     [[ "$FAKE_DOWNLOAD" == ok ]] && exit 0
     [[ "$FAKE_DOWNLOAD" == slow ]] && sleep 2.5
     echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;
+  "mod tidy") [[ "$FAKE_BUILD" == ok ]] && exit 0; exit 1 ;;
+  "build "*)
+    out="$(sed -n 's/.* -o \\([^ ]*\\) .*/\\1/p' <<<"$*")"
+    if [[ "$out" == */ ]]; then
+      fake_binary "$out/kube-apiserver" "Kubernetes v1.99.0"
+      fake_binary "$out/kube-controller-manager" "Kubernetes v1.99.0"
+    else
+      fake_binary "$out" "etcd Version: 3.99.0"
+    fi ;;
   *) echo "go: module lookup disabled by GOPROXY=off" >&2; exit 1 ;;
 esac
 `;
@@ -73,7 +92,9 @@ function runScript(env: NodeJS.ProcessEnv, onStderr?: (text: string) => void): P
 
 const buildDir = (cacheDir: string) => join(cacheDir, 'kube', 'v1.99.0-etcd-v3.99.0-go0.fake');
 
-describe('build-binaries.sh', () => {
+// Each run of the script takes seconds of real time (its steps poll once a second): a busy machine must
+// not turn that into a timeout.
+describe('build-binaries.sh', { timeout: 120_000 }, () => {
   it('says in one line that Go is missing', async () => {
     const box = await sandbox(false);
     const run = await runScript(box.env);
@@ -139,6 +160,18 @@ describe('build-binaries.sh', () => {
     expect(run.stdout.trim()).toBe(bin);
     const calls = await readFile(join(box.fakeBin, 'calls'), 'utf8');
     expect(calls).not.toContain('mod download');
+  });
+
+  it('checks the versions of what it built without racing their output, and publishes them', async () => {
+    // The check reads only the first line; a reader that stops there must not make the check fail
+    // with the binary's SIGPIPE on the lines it prints after it.
+    const box = await sandbox(true);
+    const run = await runScript({ ...box.env, FAKE_BUILD: 'ok' });
+    const bin = join(buildDir(box.cacheDir), 'bin');
+    expect(run.stderr).not.toContain('failed');
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim()).toBe(bin);
+    expect(await readFile(join(bin, '.built'), 'utf8')).toBe('kubernetes=v1.99.0 etcd=v3.99.0 go=go0.fake\n');
   });
 
   it('takes an interval that is not a whole number of seconds for the default, rather than spinning', async () => {
