@@ -13,7 +13,7 @@ function setUp(options: { maxWaiting: number; maxWaitMs: number; signal?: AbortS
 }
 
 describe('createDroppingThrottle', () => {
-  it('refuses a place beyond maxWaiting of one tenant, and gives one again once a place is left', async () => {
+  it('refuses a place beyond maxWaiting of one tenant, and gives one again once a place is left', () => {
     const { budget } = setUp({ maxWaiting: 2, maxWaitMs: 60_000 });
     const first = budget.enter('storm')!;
     expect(budget.enter('storm')).toBeDefined();
