@@ -92,7 +92,7 @@ describe('an event storm', () => {
         apiVersion: `${TEST_GROUP}/v1`, kind: STORM.kind, metadata: { name: `storm-${i + j}`, namespace }, spec: {},
       })));
     }
-    await eventually(async () => (stormParents.size >= STORM_PARENTS && stormCalls >= FAILURES_BEFORE) || undefined,
+    await eventually(() => Promise.resolve((stormParents.size >= STORM_PARENTS && stormCalls >= FAILURES_BEFORE) || undefined),
       `${FAILURES_BEFORE} failed syncs of ${STORM_PARENTS} parents`, 120_000);
 
     const appliedAt = systemClock.now();
