@@ -6,11 +6,11 @@ import { extname } from 'node:path';
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
-  acquireLeadership, eventFilter, holdLeadership, releaseLeadership, runMetaController, runShardMember, SHARD_GROUP_LABEL, tracedWriter,
+  acquireLeadership, eventDropReport, eventFilter, holdLeadership, releaseLeadership, requestBudgets, runMetaController, runShardMember, SHARD_GROUP_LABEL, tracedWriter,
   type Host, type HostSettings, type Lease,
 } from './controllers/index.ts';
 import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
-import { createFairThrottle, NO_TRACING, systemClock, TokenBucket, type Clock } from './engine/index.ts';
+import { NO_TRACING, systemClock, type Clock } from './engine/index.ts';
 import { createEvaluatorPool } from './hooks/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer, withTenant,
@@ -57,6 +57,8 @@ export const DEFAULT_MAX_CHILDREN_PER_PARENT = 10_000;
 export const DEFAULT_JSONATA_PROCESSES = 2;
 /** Ample for any sane expression's input and result (a hook request is at most a few MiB). */
 export const DEFAULT_JSONATA_MEMORY_MIB = 256;
+/** Least time between two log lines about events dropped. */
+const EVENT_DROP_LOG_INTERVAL_MS = 60_000;
 /** How long past its budget a JSONata call may run before its evaluator process is killed. */
 const JSONATA_GRACE_MS = 100;
 /**
@@ -103,11 +105,14 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
   const { config, logger, clock = systemClock } = options;
   const metrics = createMetrics();
   // One client rate limit, shared fairly: each controller (and the host) waiting for it takes turns.
-  const throttle = createFairThrottle({ clock, limiter: new TokenBucket({ clock, qps: config.clientQps, burst: config.clientBurst }) });
+  // Event writes have a budget of their own (controllers/request-budgets.ts): the recorder takes each
+  // write's slot from it, so its client has no throttle, and never waits on the API client's.
+  const budgets = requestBudgets({ clock, qps: config.clientQps, burst: config.clientBurst, signal });
   const kubeConfig = loadKubeConfig({
     path: config.kubeconfig, context: config.context, environment: config.kubeEnvironment, serviceAccountDir: config.serviceAccountDir,
   });
-  const client = createRestClient({ kubeConfig, throttle: (tenant) => throttle.wait(tenant ?? 'loom'), observe: options.observeRequests });
+  const client = createRestClient({ kubeConfig, throttle: budgets.api, observe: options.observeRequests });
+  const eventClient = createRestClient({ kubeConfig, observe: options.observeRequests });
   // Leases (leader election, sharding) have a client of their own, outside the rate limit: a busy
   // replica's renewals must never queue behind its syncs, or it would look gone while it still writes.
   // (client-go's leader election has a client of its own too.)
@@ -144,8 +149,10 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     },
     tracing: tracing || NO_TRACING,
     events: createEventRecorder({
-      client, component: 'loom', fieldManager: config.fieldManager, now: () => clock.now(), logger,
+      client: eventClient, component: 'loom', fieldManager: config.fieldManager, now: () => clock.now(), logger,
       allow: eventFilter({ clock, qps: config.eventsQps, burst: config.eventsBurst }),
+      budget: budgets.events,
+      dropped: eventDropReport({ clock, logger, count: (reason) => metrics.eventDropped(reason), intervalMs: EVENT_DROP_LOG_INTERVAL_MS }),
     }),
   };
   const probePort = config.probeAddress && await serveUntil(probeRoutes({

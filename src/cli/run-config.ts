@@ -16,7 +16,7 @@ export const RUN_FLAGS = {
   'cache-flush-interval': ['string', '30m', 'every parent is synced again this often, a safety net; 0s never'],
   'metrics-address': ['string', ':9999', 'where Prometheus /metrics is served; 0 turns it off'],
   'health-probe-bind-address': ['string', ':8081', 'where /healthz and /readyz are served; 0 turns them off'],
-  'client-go-qps': ['string', '5', 'API requests per second, shared fairly by the controllers'],
+  'client-go-qps': ['string', '5', 'API requests per second, shared fairly by the controllers and the host; Event writes have a budget of their own at this rate'],
   'client-go-burst': ['string', '10', 'API requests allowed in a burst'],
   'events-qps': ['string', String(1 / 300), 'events per second per object: one every 5 minutes'],
   'events-burst': ['string', '25', 'events allowed in a burst per object'],

@@ -7,6 +7,8 @@ export { runMetaController, type MetaControllerOptions } from './meta-controller
 export type { RunningController } from './controller-loop.ts';
 export { acquireLeadership, holdLeadership, releaseLeadership, type LeaderElectionOptions } from './leader-election.ts';
 export { eventFilter } from './event-filter.ts';
+export { eventDropReport } from './event-drops.ts';
+export { requestBudgets, type RequestBudgets } from './request-budgets.ts';
 export { runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
 export type { Lease } from './lease.ts';
 export { tracedWriter } from './traced-ports.ts';

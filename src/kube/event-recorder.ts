@@ -2,7 +2,9 @@
  * Kubernetes Events about objects (`SyncError` on a parent, `Started` on a controller), written in
  * the background: an event that cannot be written is logged, never allowed to fail a reconcile.
  * Repeats are aggregated as client-go does (see `event-correlator.ts`): an event seen before raises the
- * `count` of the Event already written instead of adding another object to etcd.
+ * `count` of the Event already written instead of adding another object to etcd. Writes take their
+ * slots from a budget of their own, which drops the events it cannot write in time rather than queue
+ * them without end (as client-go's broadcaster drops them when its queue is full).
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
@@ -15,6 +17,21 @@ export interface EventSpec {
   type: 'Normal' | 'Warning';
   reason: string;
   message: string;
+}
+
+/**
+ * Why an event was not written: refused by the per-object spam filter (`filtered`), no place left in
+ * the budget's line for its kind of object (`queue_full`), or no slot before its wait ran out (`expired`).
+ */
+export type EventDropReason = 'filtered' | 'queue_full' | 'expired';
+
+/**
+ * The slots event writes take (engine's `DroppingThrottle`): a place in the line of one tenant, the
+ * involved object's kind, so a storm about one kind of object does not crowd out events about another.
+ */
+export interface EventBudget {
+  /** A place in `tenant`'s line, or `undefined` when it is full. */
+  enter(tenant: string): { turn(): Promise<boolean>; leave(): void } | undefined;
 }
 
 /** Records events; returns at once. */
@@ -36,7 +53,14 @@ export interface EventRecorderOptions {
    * `false` drops it (`--events-qps` / `--events-burst`).
    */
   allow?: ((objectKey: string) => boolean) | undefined;
+  /** The slots of the writes; absent: every event is written, however long it waits for its turn. */
+  budget?: EventBudget | undefined;
+  /** Told of each event not written, and why. */
+  dropped?: ((reason: EventDropReason) => void) | undefined;
 }
+
+/** The place of a write when there is no budget: its turn is always now. */
+const UNBUDGETED = { turn: () => Promise.resolve(true), leave: () => undefined };
 
 /** Creates a recorder. */
 export function createEventRecorder(options: EventRecorderOptions): EventRecorder {
@@ -68,15 +92,23 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
   return {
     record(obj, event) {
       const { namespace, name = '', uid, resourceVersion } = obj.metadata;
-      if (options.allow && !options.allow(`${obj.apiVersion}/${obj.kind}/${namespace ?? ''}/${name}`)) return;
+      if (options.allow && !options.allow(`${obj.apiVersion}/${obj.kind}/${namespace ?? ''}/${name}`)) return options.dropped?.('filtered');
+      // The place is held from now, so the events waiting behind their group's write count too.
+      const place = options.budget ? options.budget.enter(`${obj.apiVersion}/${obj.kind}`) : UNBUDGETED;
+      if (!place) return options.dropped?.('queue_full');
       const occurrence = { ...event, at: options.now(), involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
       // One write at a time per group of similar events: a repeat is decided only once the write before
       // it has answered, so it patches the Event that write created rather than creating a second one.
       const group = correlator.groupOf(occurrence);
       const write = (inFlight.get(group) ?? Promise.resolve())
-        .then(() => send(correlator.correlate(occurrence)))
+        .then(async () => {
+          // Dropped before it is counted: as far as the Event written says, it never happened.
+          if (await place.turn()) await send(correlator.correlate(occurrence));
+          else options.dropped?.('expired');
+        })
         .catch((err: unknown) => logger.warn({ err, reason: event.reason, object: `${namespace ?? ''}/${name}` }, 'could not record event'))
         .finally(() => {
+          place.leave();
           if (inFlight.get(group) === write) inFlight.delete(group);
         });
       inFlight.set(group, write);

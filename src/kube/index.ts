@@ -13,7 +13,7 @@ export { createObjectStore, storeKey, type ObjectStore, type ReadonlyObjectStore
 export { createInformer, type Informer, type InformerHandler, type InformerScope } from './informer.ts';
 export { createInformerRegistry, type InformerFilter, type InformerRegistry, type InformerLease } from './informer-registry.ts';
 export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type CreateOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
-export { createEventRecorder, type EventRecorder, type EventSpec } from './event-recorder.ts';
+export { createEventRecorder, type EventBudget, type EventDropReason, type EventRecorder, type EventSpec } from './event-recorder.ts';
 export { isEstablished, waitForCrdsEstablished, type WaitForCrdsOptions } from './crd-established.ts';
 export { LruMap } from './lru-map.ts';
 export { stringSharer } from './shared-strings.ts';

@@ -52,6 +52,33 @@ describe('rest client request bound', () => {
   });
 });
 
+describe('rest client throttle', () => {
+  it('hands the throttle the request\'s signal, so a request given up while it waits leaves the line unsent', async () => {
+    let release: () => void = () => undefined;
+    const waits: { tenant: string | undefined; signal: AbortSignal | undefined }[] = [];
+    const sent: string[] = [];
+    const { port } = server.address() as AddressInfo;
+    const throttled = createRestClient({
+      kubeConfig: { getCurrentCluster: () => ({ server: `http://127.0.0.1:${port}` }), applyToHTTPSOptions: async () => {} },
+      // A throttle with no slot to give until the test says so; it gives up when the signal aborts.
+      throttle: (tenant, signal) => new Promise<void>((resolve, reject) => {
+        waits.push({ tenant, signal });
+        release = resolve;
+        signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+      }),
+      observe: ({ path }) => sent.push(path),
+    });
+    const caller = new AbortController();
+    const pending = throttled.request({ method: 'GET', path: '/queued', signal: caller.signal, tenant: 'events' });
+    await expect.poll(() => waits.length).toBe(1);
+    caller.abort(new Error('the caller stopped'));
+    await expect(pending).rejects.toThrow(/GET \/queued.*the caller stopped/);
+    release();
+    expect(waits[0]!.tenant).toBe('events');
+    expect(sent).toEqual([]);
+  });
+});
+
 describe('rest client watch', () => {
   it('says the watch is established when the server accepts it, before any event', async () => {
     const seen: string[] = [];

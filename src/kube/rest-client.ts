@@ -69,8 +69,12 @@ export interface KubeConnection {
 /** How to build a {@link RestClient}. */
 export interface RestClientOptions {
   kubeConfig: KubeConnection;
-  /** Awaited before each request: the client-side QPS limit (`--client-go-qps/burst`). */
-  throttle?: ((tenant: string | undefined) => Promise<void>) | undefined;
+  /**
+   * Awaited before each request: the client-side QPS limit (`--client-go-qps/burst`). It is handed the
+   * request's signal (which carries its one-minute bound): a request given up while it waits must leave
+   * the line rather than spend a slot, so it rejects when the signal aborts.
+   */
+  throttle?: ((tenant: string | undefined, signal: AbortSignal | undefined) => Promise<void>) | undefined;
   observe?: RequestObserver | undefined;
 }
 
@@ -220,7 +224,11 @@ export function createRestClient(options: RestClientOptions): RestClient {
   };
 
   const send = async (req: RestRequest, headers: Record<string, string>): Promise<IncomingMessage> => {
-    await throttle?.(req.tenant);
+    try {
+      await throttle?.(req.tenant, req.signal);
+    } catch (cause) {
+      throw new Error(`${req.method} ${req.path} given up while waiting for the client rate limit: ${(cause as Error).message}`, { cause });
+    }
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const allHeaders = { Accept: req.accept ?? 'application/json', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);

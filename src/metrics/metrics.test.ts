@@ -102,3 +102,16 @@ describe('shard metrics', () => {
     metrics.close();
   });
 });
+
+describe('event metrics', () => {
+  it('count the events not written, by why', async () => {
+    const metrics = createMetrics();
+    metrics.eventDropped('expired');
+    metrics.eventDropped('expired');
+    metrics.eventDropped('queue_full');
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('loom_events_dropped_total{reason="expired"} 2');
+    expect(text).toContain('loom_events_dropped_total{reason="queue_full"} 1');
+    metrics.close();
+  });
+});

@@ -26,6 +26,11 @@ export interface Metrics {
   applied(controller: ControllerLabels, action: string): void;
   /** With `--shards`: the buckets this replica holds, and the buckets it took or gave back. */
   readonly shards: { held(buckets: number): void; handover(direction: 'acquired' | 'released', buckets: number): void };
+  /**
+   * One event not written (`loom_events_dropped_total`): refused by the per-object spam filter
+   * (`filtered`), no place left in its line (`queue_full`), or no slot before its wait ran out (`expired`).
+   */
+  eventDropped(reason: 'filtered' | 'queue_full' | 'expired'): void;
   /** Registers a queue whose depth is read at scrape time; returns the unregister. */
   trackQueue(controller: ControllerLabels, depth: () => number): () => void;
   /** With `--shards`: registers the count of a controller's parents in this replica's buckets, read at scrape time; returns the unregister. */
@@ -90,6 +95,10 @@ export function createMetrics(): Metrics {
   const applies = registry.counter({ name: 'loom_apply_total', help: 'Child writes by action (create, update, delete, recreate).', labelNames: ['controller', 'controller_type', 'action'] });
   const shardBuckets = registry.gauge({ name: 'loom_shard_buckets', help: 'Parent buckets this replica holds (with --shards).' });
   const shardHandovers = registry.counter({ name: 'loom_shard_handovers_total', help: 'Parent buckets this replica took (acquired) or gave back (released).', labelNames: ['direction'] });
+  const eventsDropped = registry.counter({
+    name: 'loom_events_dropped_total', help: 'Events not written: refused by the per-object spam filter (filtered), no place in line (queue_full), or no write slot in time (expired).',
+    labelNames: ['reason'],
+  });
   const queues = trackedGauge(registry, 'loom_queue_depth', 'Keys waiting in each controller queue.');
   const shardParents = trackedGauge(registry, 'loom_shard_parents', 'Parents (or decorator targets) in the buckets this replica holds, per controller (with --shards).');
 
@@ -123,6 +132,7 @@ export function createMetrics(): Metrics {
       held: (buckets) => shardBuckets.set({}, buckets),
       handover: (direction, buckets) => shardHandovers.inc({ direction }, buckets),
     },
+    eventDropped: (reason) => eventsDropped.inc({ reason }),
     trackQueue: (controller, depth) => queues.track(controller, depth),
     trackShardParents: (controller, count) => shardParents.track(controller, count),
     close: () => processMetrics.close(),
