@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
+
+describe('boundedText', () => {
+  it('keeps a message within the limit as it is', () => {
+    expect(boundedText('boom')).toBe('boom');
+    expect(boundedText('x'.repeat(MAX_MESSAGE_CHARS))).toBe('x'.repeat(MAX_MESSAGE_CHARS));
+  });
+
+  it('keeps the head of a longer one and says how much was cut, within the limit', () => {
+    const cut = boundedText(`start ${'x'.repeat(100_000)}`, 100);
+    expect(cut.length).toBeLessThanOrEqual(100);
+    expect(cut).toMatch(/^start x+… \(\d+ more characters\)$/);
+    const head = cut.slice(0, cut.indexOf('…'));
+    expect(Number(/\((\d+) more/.exec(cut)![1]) + head.length).toBe(100_006);
+  });
+
+  it('uses the default limit', () => {
+    expect(boundedText('y'.repeat(10 * MAX_MESSAGE_CHARS)).length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+  });
+
+  it('never cuts a surrogate pair in half', () => {
+    const text = '😀'.repeat(100);
+    for (const max of [64, 65, 66, 67]) {
+      const cut = boundedText(text, max);
+      expect(cut.length).toBeLessThanOrEqual(max);
+      expect(cut.isWellFormed()).toBe(true);
+    }
+  });
+});
