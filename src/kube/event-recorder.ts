@@ -6,7 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
-import { createEventCorrelator, type EventWrite } from './event-correlator.ts';
+import { boundedText } from '../api/bounded-text.ts';
+import { createEventCorrelator, MAX_EVENT_MESSAGE_CHARS, type EventWrite } from './event-correlator.ts';
 import { isNotFound } from './kube-api-error.ts';
 import type { RestClient } from './rest-client.ts';
 
@@ -69,7 +70,8 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
     record(obj, event) {
       const { namespace, name = '', uid, resourceVersion } = obj.metadata;
       if (options.allow && !options.allow(`${obj.apiVersion}/${obj.kind}/${namespace ?? ''}/${name}`)) return;
-      const occurrence = { ...event, at: options.now(), involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
+      // Cut at once, saying how much: a huge message is neither kept while the write waits nor remembered.
+      const occurrence = { ...event, message: boundedText(event.message, MAX_EVENT_MESSAGE_CHARS), at: options.now(), involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
       // One write at a time per group of similar events: a repeat is decided only once the write before
       // it has answered, so it patches the Event that write created rather than creating a second one.
       const group = correlator.groupOf(occurrence);
