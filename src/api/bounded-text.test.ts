@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
+import { boundedJoin, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
 
 describe('boundedText', () => {
   it('keeps a message within the limit as it is', () => {
@@ -26,5 +26,20 @@ describe('boundedText', () => {
       expect(cut.length).toBeLessThanOrEqual(max);
       expect(cut.isWellFormed()).toBe(true);
     }
+  });
+
+  it('joins parts within the limit as join does', () => {
+    expect(boundedJoin(['sync failed', 'HTTP 500'], ': ')).toBe('sync failed: HTTP 500');
+    expect(boundedJoin([], ': ')).toBe('');
+  });
+
+  it('joins huge parts into one head and one note counting everything cut', () => {
+    const huge = 'x'.repeat(1_000_000);
+    const joined = boundedJoin([`outer ${huge}`, `inner ${huge}`], ': ', 100);
+    expect(joined.length).toBeLessThanOrEqual(100);
+    expect(joined).toMatch(/^outer x+… \(\d+ more characters\)$/);
+    const head = joined.slice(0, joined.indexOf('…'));
+    expect(Number(/\((\d+) more/.exec(joined)![1]) + head.length).toBe(2_000_014);
+    expect(boundedJoin(['short', huge], ': ', 100)).toMatch(/^short: x+… \(\d+ more characters\)$/);
   });
 });

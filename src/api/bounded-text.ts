@@ -17,16 +17,35 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
+/** The head of a text `totalChars` long that starts with `start`, and how much was cut: `maxChars` at most in all. */
+function cut(start: string, totalChars: number, maxChars: number): string {
+  // The note is sized for the most characters that can be cut, so the head plus note never exceeds the limit.
+  const noteChars = '… ( more characters)'.length + String(totalChars).length;
+  let head = Math.max(0, maxChars - noteChars);
+  if (head > 0 && isHighSurrogate(start.charCodeAt(head - 1))) head -= 1;
+  return `${start.slice(0, head)}… (${totalChars - head} more characters)`;
+}
+
 /**
  * `text` when it is at most `maxChars` long; otherwise its head and `… (N more characters)`, at most
- * `maxChars` in all (`maxChars` must leave room for the note, say 64 or more). Cuts between the two
- * halves of a surrogate pair never happen, so the result is still well-formed text.
+ * `maxChars` in all (`maxChars` must leave room for the note, say 64 or more). A surrogate pair is
+ * never cut in half, so the result is still well-formed text.
  */
 export function boundedText(text: string, maxChars: number = MAX_MESSAGE_CHARS): string {
-  if (text.length <= maxChars) return text;
-  // The note is sized for the most characters that can be cut, so the head plus note never exceeds the limit.
-  const noteChars = `… ( more characters)`.length + String(text.length).length;
-  let head = Math.max(0, maxChars - noteChars);
-  if (head > 0 && isHighSurrogate(text.charCodeAt(head - 1))) head -= 1;
-  return `${text.slice(0, head)}… (${text.length - head} more characters)`;
+  return text.length <= maxChars ? text : cut(text, text.length, maxChars);
+}
+
+/**
+ * `parts.join(separator)`, bounded as {@link boundedText} bounds a text, without ever building the
+ * whole join: an error's chain of causes (`errorChain`) may hold the same huge message several times.
+ */
+export function boundedJoin(parts: readonly string[], separator: string, maxChars: number = MAX_MESSAGE_CHARS): string {
+  const total = parts.reduce((sum, part) => sum + part.length, separator.length * Math.max(0, parts.length - 1));
+  if (total <= maxChars) return parts.join(separator);
+  let start = '';
+  for (const part of parts) {
+    if (start.length >= maxChars) break;
+    start += (start === '' ? '' : separator) + part.slice(0, maxChars);
+  }
+  return cut(start, total, maxChars);
 }
