@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedJoin, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
+import { boundedJoin, boundedStack, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
 
 describe('boundedText', () => {
   it('keeps a message within the limit as it is', () => {
@@ -41,5 +41,14 @@ describe('boundedText', () => {
     const head = joined.slice(0, joined.indexOf('…'));
     expect(Number(/\((\d+) more/.exec(joined)![1]) + head.length).toBe(2_000_014);
     expect(boundedJoin(['short', huge], ': ', 100)).toMatch(/^short: x+… \(\d+ more characters\)$/);
+  });
+
+  it('cuts the message in a stack, keeping its frames', () => {
+    const err = new TypeError(`bad ${'x'.repeat(1_000_000)}`);
+    const stack = boundedStack(err);
+    expect(stack.length).toBeLessThanOrEqual(2 * MAX_MESSAGE_CHARS + 'TypeError: '.length);
+    expect(stack).toMatch(/^TypeError: bad x+… \(\d+ more characters\)\n\s+at /);
+    const short = new RangeError('short');
+    expect(boundedStack(short)).toBe(short.stack);
   });
 });

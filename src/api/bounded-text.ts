@@ -49,3 +49,14 @@ export function boundedJoin(parts: readonly string[], separator: string, maxChar
   }
   return cut(start, total, maxChars);
 }
+
+/**
+ * `err.stack` with its message cut: the first line as V8 writes it (`HookError: <message>`), then the
+ * frames (themselves cut to `MAX_MESSAGE_CHARS`). V8's stack starts with the whole message, however
+ * long.
+ */
+export function boundedStack(err: Error): string {
+  const stack = typeof err.stack === 'string' ? err.stack : '';
+  const at = stack.indexOf('\n    at ');
+  return `${err.name}: ${boundedText(err.message)}${at < 0 ? '' : boundedText(stack.slice(at))}`;
+}

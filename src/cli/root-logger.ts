@@ -6,7 +6,7 @@
  * the line's message and the error's message, causes and stack are each cut to `MAX_MESSAGE_CHARS`.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { boundedJoin, boundedText, MAX_MESSAGE_CHARS } from '../api/index.ts';
+import { boundedJoin, boundedStack, boundedText, MAX_MESSAGE_CHARS } from '../api/index.ts';
 import { errorChain } from '../engine/index.ts';
 import type { LogLevel } from './log-settings.ts';
 
@@ -14,13 +14,6 @@ type Field = string | number | boolean | bigint | undefined | null;
 
 function isField(value: unknown): value is Field {
   return value === null || (typeof value !== 'object' && typeof value !== 'function' && typeof value !== 'symbol');
-}
-
-/** Where an error was thrown: the frames of its stack, without the message V8 writes first (and unbounded). */
-function framesOf(err: Error): string {
-  const stack = typeof err.stack === 'string' ? err.stack : '';
-  const at = stack.indexOf('\n    at ');
-  return at < 0 ? '' : boundedText(stack.slice(at));
 }
 
 /**
@@ -34,7 +27,7 @@ function boundedError(err: unknown): unknown {
     if (isField(value)) logged[key] = typeof value === 'string' ? boundedText(value) : value;
   }
   const message = boundedJoin(errorChain(err), ': ');
-  return { ...logged, type: err.constructor.name, message, stack: `${err.name}: ${boundedText(err.message)}${framesOf(err)}` };
+  return { ...logged, type: err.constructor.name, message, stack: boundedStack(err) };
 }
 
 const BOUNDS: LoggerOptions = {
