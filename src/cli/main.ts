@@ -15,6 +15,7 @@ import { FlagError, parseGoFlags } from './go-flags.ts';
 import { logSettings } from './log-settings.ts';
 import { tracesWanted } from './otel-environment.ts';
 import { textLogStream } from './pretty-log.ts';
+import { rootLogger } from './root-logger.ts';
 import { RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
 import { commandUsage, loomVersion, USAGE } from './usage.ts';
 
@@ -45,7 +46,7 @@ function logger(values: ReadonlyMap<string, string>): Logger {
   const { level, format, colors } = logSettings(values, {
     level: process.env.LOOM_LOG_LEVEL, terminal: process.stderr.isTTY, noColor: process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '',
   });
-  return pino({ level }, format === 'text' ? textLogStream(process.stderr, colors) : pino.destination(2));
+  return rootLogger(level, format === 'text' ? textLogStream(process.stderr, colors) : pino.destination(2));
 }
 
 async function command(name: string, values: ReadonlyMap<string, string>, args: readonly string[]): Promise<number> {

@@ -3,9 +3,10 @@
  * is reported on its object, an API Conflict is retried quietly, resyncs queue every key, and stopping
  * drains the workers before releasing. (Whole controllers run on the real API server in test/.)
  */
-import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../api/index.ts';
+import { MAX_MESSAGE_CHARS, type KubeObject } from '../api/index.ts';
 import { NO_TRACING, WorkQueue, type ReconcileResult } from '../engine/index.ts';
 import { manualClock, settle } from '../engine/manual-clock.test-support.ts';
 import { KubeApiError } from '../kube/index.ts';
@@ -14,7 +15,7 @@ import type { Host } from './host.ts';
 
 const object = (key: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: key, namespace: 'ns' } });
 
-function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: { resyncPeriodMs?: number } = {}) {
+function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: { resyncPeriodMs?: number; logger?: Logger } = {}) {
   const clock = manualClock();
   const events: string[] = [];
   const results: string[] = [];
@@ -29,7 +30,7 @@ function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: {
   const queue = new WorkQueue({ clock });
   let released = false;
   const running = runControllerLoop({
-    host, labels: { controller: 'c', type: 'CompositeController' }, logger: pino({ level: 'silent' }), queue, keyName: (key) => key,
+    host, labels: { controller: 'c', type: 'CompositeController' }, logger: options.logger ?? pino({ level: 'silent' }), queue, keyName: (key) => key,
     reconcile: (key) => (calls.push(key), reconcile(key)),
     keys: () => ['a', 'b'],
     objectOf: object,
@@ -47,6 +48,35 @@ describe('runControllerLoop', () => {
     expect(loop.events).toEqual(['a SyncError: Sync error: sync hook failed: connect ECONNREFUSED']);
     expect(loop.results).toEqual(['error']);
     await loop.running.stop();
+  });
+
+  it('reports a failure with a huge message once per sync, its event message bounded', async () => {
+    const lines: { level: number; msg: string; err?: { message: string } }[] = [];
+    const logged = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as (typeof lines)[number]);
+        done();
+      },
+    });
+    const huge = 'x'.repeat(1_000_000);
+    const loop = loopOf(() => Promise.reject(new Error(`sync hook: JSONata error at position 7: ${huge}`, { cause: new Error(huge) })), { logger: pino({ level: 'debug' }, logged) });
+    loop.queue.add('a');
+    await settle();
+    // The queue retries after its backoff: each failed sync is one line at warn or above, no more.
+    for (let i = 0; i < 3; i++) {
+      await loop.clock.advance(60_000);
+      await settle();
+    }
+    await loop.running.stop();
+    const failures = lines.filter((line) => line.level >= 40);
+    expect(loop.calls.length).toBeGreaterThanOrEqual(2);
+    expect(failures).toHaveLength(loop.calls.length);
+    expect(failures[0]!.msg).toBe('sync failed');
+    expect(loop.events).toHaveLength(loop.calls.length);
+    for (const event of loop.events) {
+      expect(event.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS + 'a SyncError: Sync error: '.length);
+      expect(event).toMatch(/^a SyncError: Sync error: sync hook: JSONata error at position 7: x+… \(\d+ more characters\)$/);
+    }
   });
 
   it('retries an API Conflict quietly after a second, with no event', async () => {

@@ -5,7 +5,7 @@
  * become keys and in what one reconcile does; both hand those to {@link runControllerLoop}.
  */
 import type { Logger } from 'pino';
-import type { KubeObject } from '../api/index.ts';
+import { boundedJoin, type KubeObject } from '../api/index.ts';
 import { errorChain, RetryAfterError, runWorkers, type ReconcileOutcome, type ReconcileResult, type WorkQueue } from '../engine/index.ts';
 import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../kube/index.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
@@ -147,7 +147,7 @@ function quietRetries(err: unknown): never {
 }
 
 /**
- * Metrics for every reconcile; a log line and a `SyncError` event on the object for each failure —
+ * Metrics for every reconcile; one log line and a `SyncError` event on the object for each failure —
  * except a sync cut short because the controller is stopping (a restart, a shutdown), which is not the
  * object's fault.
  */
@@ -158,8 +158,10 @@ function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<
     options.logger.debug({ key: options.keyName(outcome.key), err: outcome.error }, 'sync cut short by the controller stopping');
     return;
   }
-  const message = errorChain(outcome.error).join(': ');
-  options.logger.warn({ key: options.keyName(outcome.key), err: outcome.error }, `sync failed: ${message}`);
+  // One line per failed sync, so one per step of the key's backoff; the error (its causes, its stack)
+  // is in `err` once, bounded by the root logger.
+  options.logger.warn({ key: options.keyName(outcome.key), err: outcome.error }, 'sync failed');
   const obj = options.objectOf(outcome.key);
-  if (obj) options.host.events.record(obj, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${message}` });
+  // The chain is joined bounded (a hook's failure can quote anything), and never built whole.
+  if (obj) options.host.events.record(obj, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${boundedJoin(errorChain(outcome.error), ': ')}` });
 }

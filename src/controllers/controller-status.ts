@@ -2,7 +2,7 @@
  * The `Ready` condition loom keeps on controller objects' status, so `kubectl get cc` and
  * `kubectl wait --for=condition=Ready` show whether a controller runs and, if not, why.
  */
-import type { KubeObject } from '../api/index.ts';
+import { boundedText, type KubeObject } from '../api/index.ts';
 import { isConflict, isNotFound } from '../kube/index.ts';
 import type { Host } from './host.ts';
 
@@ -19,17 +19,6 @@ function sameCondition(a: Condition | undefined, b: Omit<Condition, 'type' | 'la
   return a !== undefined && a.status === b.status && a.reason === b.reason && a.message === b.message;
 }
 
-/**
- * The longest condition message written: a message quoting a huge bad input (a 1 MB token) would make
- * the status write too large for the API server, and then nothing at all would tell the user.
- */
-export const MAX_CONDITION_MESSAGE = 4_096;
-
-function bounded(message: string): string {
-  if (message.length <= MAX_CONDITION_MESSAGE) return message;
-  const more = message.length - MAX_CONDITION_MESSAGE;
-  return `${message.slice(0, MAX_CONDITION_MESSAGE)}… (${more} more characters)`;
-}
 
 /** The condition to write: the transition time moves only when the status flips. */
 function nextCondition(host: Host, previous: Condition | undefined, ready: Omit<Condition, 'type' | 'lastTransitionTime'>): Condition {
@@ -40,7 +29,9 @@ function nextCondition(host: Host, previous: Condition | undefined, ready: Omit<
 
 /** Sets `Ready` on a controller object's status when it changed; write races are left to the next reconcile. */
 export async function setReady(host: Host, obj: KubeObject, given: Omit<Condition, 'type' | 'lastTransitionTime'>): Promise<void> {
-  const ready = { ...given, message: bounded(given.message) };
+  // Cut (api/bounded-text.ts): a message quoting a huge bad input (a 1 MB token) would make the status
+  // write too large for the API server, and then nothing at all would tell the user.
+  const ready = { ...given, message: boundedText(given.message) };
   const status = (obj.status ?? {}) as { conditions?: Condition[] };
   const conditions = status.conditions ?? [];
   const previous = conditions.find((c) => c.type === 'Ready');

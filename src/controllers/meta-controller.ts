@@ -12,7 +12,7 @@
  * `ParentTypeTaken`) naming it, and starts once that one stops.
  */
 import {
-  formatProblem, GROUP_VERSION, groupOf, matchesSelector, parseCompositeController, parseDecoratorController,
+  boundedJoin, formatProblem, GROUP_VERSION, groupOf, matchesSelector, parseCompositeController, parseDecoratorController,
   type CompositeController, type DecoratorController, type FieldProblem, type Hook, type KubeObject, type LabelSelector, type ParseResult,
 } from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
@@ -246,7 +246,7 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   } catch (err) {
     input.unclaim(name);
     input.failedStarts.set(name, version);
-    await notReady(input, obj, { reason: notReadyReason(err), message: errorChain(err).join(': ') });
+    await notReady(input, obj, { reason: notReadyReason(err), message: boundedJoin(errorChain(err), ': ') });
     // A resource missing from discovery may be a CRD applied a moment ago: look again before the retry.
     if (err instanceof ResourceNotFoundError) await host.refreshDiscovery().catch(() => undefined);
     // An expression that does not compile stays broken until the spec or its ConfigMap changes, and

@@ -2,8 +2,11 @@
  * The messages between loom and a JSONata evaluator process (`evaluator-pool.ts` on loom's side,
  * `evaluator-service.ts` in the process), and how a failure crosses between them. The channel is
  * Node's IPC with JSON serialisation, so every message is plain JSON: an error travels as its class
- * name and fields, and is rebuilt as the same class on loom's side.
+ * name and fields, and is rebuilt as the same class on loom's side. Its message is cut to
+ * `MAX_MESSAGE_CHARS` (`api/bounded-text.ts`) on both sides: before it is sent, so a huge message never
+ * crosses, and on receipt, as loom does not trust what a process answers.
  */
+import { boundedText } from '../api/index.ts';
 import { HookError } from './hook-error.ts';
 import type { HookKind } from './hook-runner.ts';
 import { JsonataEvaluationError } from './jsonata-errors.ts';
@@ -38,20 +41,29 @@ export type EvaluatorReply =
   | { type: 'result'; call: number; response: Record<string, unknown> }
   | { type: 'failure'; call: number; failure: WireFailure };
 
-/** The wire form of `error`, which a runner threw, counted by the observer as `code`. */
+/** The wire form of `error`, which a runner threw, counted by the observer as `code`; its message cut. */
 export function toWireFailure(error: unknown, code: string): WireFailure {
   if (error instanceof JsonataEvaluationError) {
-    return { kind: 'evaluation', message: error.message, jsonataCode: error.code, position: error.position, code };
+    return { kind: 'evaluation', message: boundedText(error.message), jsonataCode: error.code, position: error.position, code };
   }
-  return { kind: 'hook', message: error instanceof Error ? error.message : String(error), code };
+  return { kind: 'hook', message: boundedText(error instanceof Error ? error.message : String(error)), code };
 }
 
-/** The error a {@link WireFailure} stands for, as the in-process runner would have thrown it. */
+/** The error a {@link WireFailure} stands for, as the in-process runner would have thrown it; its message cut. */
 export function fromWireFailure(failure: WireFailure): HookError {
+  const message = boundedText(failure.message);
   if (failure.kind === 'evaluation') {
-    return new JsonataEvaluationError(failure.message, { code: failure.jsonataCode, position: failure.position });
+    return new JsonataEvaluationError(message, { code: failure.jsonataCode, position: failure.position });
   }
-  return new HookError(failure.message);
+  return new HookError(message);
+}
+
+/** Longer than any code JSONata (`D3137`) or the hook observer (`500`, `timeout`) gives. */
+const MAX_CODE_CHARS = 32;
+
+/** `value` when it is a string short enough to be a code. */
+function codeOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length <= MAX_CODE_CHARS ? value : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -62,10 +74,11 @@ function readFailure(failure: Record<string, unknown>): WireFailure | undefined 
   if (typeof failure.message !== 'string' || typeof failure.code !== 'string') return undefined;
   return {
     kind: failure.kind === 'evaluation' ? 'evaluation' : 'hook',
-    message: failure.message,
-    jsonataCode: typeof failure.jsonataCode === 'string' ? failure.jsonataCode : undefined,
+    message: boundedText(failure.message),
+    jsonataCode: codeOf(failure.jsonataCode),
     position: typeof failure.position === 'number' ? failure.position : undefined,
-    code: failure.code,
+    // The code is a metric label: one that is not a code is counted as the failure it is.
+    code: codeOf(failure.code) ?? '500',
   };
 }
 

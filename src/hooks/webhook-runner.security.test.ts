@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ObjectReference, WebhookAuth } from '../api/controller-spec.ts';
+import { MAX_MESSAGE_CHARS } from '../api/bounded-text.ts';
 import { HookError } from './hook-error.ts';
 import { hookServers } from './hook-server.test-support.ts';
 import { httpPost } from './http-post.ts';
@@ -108,6 +109,14 @@ describe('webhook runner: Authorization', () => {
     expect(error).toBeInstanceOf(HookError);
     expect(error.message).toMatch(/^sync hook POST http:\/\/127\.0\.0\.1:\d+\/sync: Secret hooks\/token \(spec\.hooks\.sync\.webhook\.authorization\.secretRef\) does not exist$/);
     expect(seen).toEqual([]);
+  });
+
+  it('cuts a huge message of a failed credential read', async () => {
+    const failing: CredentialReader = { read: () => Promise.reject(new Error(`the API server said: ${'y'.repeat(1_000_000)}`)) };
+    const error = await failure(runner('http://127.0.0.1:9/sync', { auth: token, where, reader: failing }).call(request, signal));
+    expect(error).toBeInstanceOf(HookError);
+    expect(error.message).toMatch(/^sync hook POST http:\/\/127\.0\.0\.1:9\/sync: .*the API server said: y+… \(\d+ more characters\)$/);
+    expect(error.message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
   });
 
   it('times out a credential read that never ends', async () => {

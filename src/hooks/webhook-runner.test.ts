@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_CHARS } from '../api/bounded-text.ts';
 import { HookError, HookRetryAfterError } from './hook-error.ts';
 import { NO_RESPONSE, type HookRequestOutcome } from './hook-observer.ts';
 import { closedPort, hookServers, readRequest } from './hook-server.test-support.ts';
@@ -175,6 +176,16 @@ describe('webhook runner: status codes', () => {
     expect(error.message).toContain('invalid JSON');
     expect(error.message).toContain('{"children": [oops');
     expect(error.cause).toBeInstanceOf(SyntaxError);
+  });
+
+  it.each([[500, 'text/plain'], [200, 'application/json']])('quotes only the start of a huge HTTP %i body that is not an answer', async (status, type) => {
+    const body = `${'x'.repeat(8 * 1024 * 1024)}`;
+    const base = await servers.fastify((app) => {
+      app.post('/sync', async (_req, reply) => reply.code(status).type(type).send(body));
+    });
+    const error = await failure(call(`${base}/sync`));
+    expect(error.message.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
+    expect(error.message).toContain('xxxx');
   });
 
   it.each<[string, string | undefined, number]>([

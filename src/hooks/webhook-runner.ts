@@ -8,6 +8,7 @@
  * "Bounded calls"): a whole-request timeout through `AbortSignal` (reading credentials included), and a
  * response size limit.
  */
+import { boundedText } from '../api/bounded-text.ts';
 import type { ETagConfig } from '../api/controller-spec.ts';
 import { createETagCache, etagKeyOf, type ETagCache, type ETagEntry } from './etag-cache.ts';
 import { describeStatus, excerpt } from './hook-answer-text.ts';
@@ -137,7 +138,9 @@ function transportFailure(config: RunnerConfig, cause: unknown, signals: CallSig
   if (signals.timeout.aborted && cause === signals.timeout.reason) why = `timed out after ${config.timeoutMs} ms`;
   else if (signals.caller.aborted && cause === signals.caller.reason) why = 'aborted by the caller';
   else why = cause instanceof Error ? cause.message : String(cause);
-  return new HookError(`${config.label}: ${why}`, { cause });
+  // The cause's message can quote anything (an API server's answer about a credential): it is cut, as
+  // the body of an answer is (`hook-answer-text.ts`).
+  return new HookError(boundedText(`${config.label}: ${why}`), { cause });
 }
 
 /** The credentials in effect now; a failure to read them is this call's failure, with the hook named. */

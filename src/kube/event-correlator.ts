@@ -97,7 +97,8 @@ const DEFAULT_WINDOW_MS = 600_000;
 /** Events of cluster-scoped objects go to `default`, as kubectl and client-go do. */
 const CLUSTER_EVENTS_NAMESPACE = 'default';
 /** Kubernetes rejects longer event messages. */
-const MAX_MESSAGE = 1024;
+export const MAX_EVENT_MESSAGE_CHARS = 1024;
+const MAX_MESSAGE = MAX_EVENT_MESSAGE_CHARS;
 
 /** Recent messages of one group of similar events. */
 interface Group {

@@ -1,8 +1,14 @@
+/**
+ * The event recorder over a client that answers at once: with a budget, a storm's excess is dropped and
+ * counted rather than queued, and a quiet kind keeps its turn; an event's message is cut to what
+ * Kubernetes shows of an event (1 KiB) before it is remembered or written.
+ */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
 import { createDroppingThrottle, createFairThrottle, TokenBucket } from '../engine/index.ts';
 import { manualClock, type ManualClock } from '../engine/manual-clock.test-support.ts';
+import { MAX_EVENT_MESSAGE_CHARS } from './event-correlator.ts';
 import { createEventRecorder, type EventDropReason } from './event-recorder.ts';
 import type { RestClient, RestRequest } from './rest-client.ts';
 
@@ -75,5 +81,32 @@ describe('createEventRecorder with a budget', () => {
     recorder.record(parent(1), { type: 'Warning', reason: 'SyncError', message: 'x' });
     expect(dropped).toEqual(['filtered']);
     expect(client.requests).toEqual([]);
+  });
+});
+
+const configMap: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'default', uid: 'u1' } };
+
+/** A recorder with no budget over an answering client, and the messages it wrote. */
+function recording() {
+  const client = answeringClient();
+  const recorder = createEventRecorder({ client, component: 'loom', now: () => 0, logger: pino({ level: 'silent' }) });
+  return { recorder, messages: () => client.requests.map((r) => (r.body as { message?: string }).message) };
+}
+
+describe('event recorder: message size', () => {
+  it('writes a huge message cut to the limit, saying how much was cut', async () => {
+    const { recorder, messages } = recording();
+    recorder.record(configMap, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${'x'.repeat(1_000_000)}` });
+    await expect.poll(() => messages().length).toBe(1);
+    expect(messages()[0]!.length).toBeLessThanOrEqual(MAX_EVENT_MESSAGE_CHARS);
+    expect(messages()[0]).toMatch(/^Sync error: x+… \(\d+ more characters\)$/);
+    expect(MAX_EVENT_MESSAGE_CHARS).toBe(1_024);
+  });
+
+  it('writes a short message as it is', async () => {
+    const { recorder, messages } = recording();
+    recorder.record(configMap, { type: 'Warning', reason: 'SyncError', message: 'Sync error: boom' });
+    await expect.poll(() => messages().length).toBe(1);
+    expect(messages()[0]).toBe('Sync error: boom');
   });
 });

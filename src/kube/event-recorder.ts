@@ -8,7 +8,8 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
-import { createEventCorrelator, type EventWrite } from './event-correlator.ts';
+import { boundedText } from '../api/bounded-text.ts';
+import { createEventCorrelator, MAX_EVENT_MESSAGE_CHARS, type EventWrite } from './event-correlator.ts';
 import { isNotFound } from './kube-api-error.ts';
 import type { RestClient } from './rest-client.ts';
 
@@ -96,7 +97,8 @@ export function createEventRecorder(options: EventRecorderOptions): EventRecorde
       // The place is held from now, so the events waiting behind their group's write count too.
       const place = options.budget ? options.budget.enter(`${obj.apiVersion}/${obj.kind}`) : UNBUDGETED;
       if (!place) return options.dropped?.('queue_full');
-      const occurrence = { ...event, at: options.now(), involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
+      // Cut at once, saying how much: a huge message is neither kept while the write waits nor remembered.
+      const occurrence = { ...event, message: boundedText(event.message, MAX_EVENT_MESSAGE_CHARS), at: options.now(), involvedObject: { apiVersion: obj.apiVersion, kind: obj.kind, name, namespace, uid, resourceVersion } };
       // One write at a time per group of similar events: a repeat is decided only once the write before
       // it has answered, so it patches the Event that write created rather than creating a second one.
       const group = correlator.groupOf(occurrence);

@@ -4,7 +4,7 @@
  * answer that breaks the protocol, and a hint when a webhook is not listening.
  */
 import { pino } from 'pino';
-import { HookResponseError, type DecodedResponse, type Hook, type HookVersion, type ResponseUnmarshalMode } from '../api/index.ts';
+import { boundedJoin, HookResponseError, type DecodedResponse, type Hook, type HookVersion, type ResponseUnmarshalMode } from '../api/index.ts';
 import { callHook } from '../sync/call-hook.ts';
 import { errorChain } from '../engine/index.ts';
 import { HookError, HookRetryAfterError, type HookRunner } from '../hooks/index.ts';
@@ -24,7 +24,7 @@ export function hookFailure(hook: string, error: unknown): RenderError {
     const hint = refused(error) ? '\n  is the hook running? Start it, or pass --hook-module to load it into render' : '';
     return new RenderError(`${error.message}${hint}`, { cause: error });
   }
-  return new RenderError(`${hook} hook: ${errorChain(error).join(': ')}`, { cause: error });
+  return new RenderError(`${hook} hook: ${boundedJoin(errorChain(error), ': ')}`, { cause: error });
 }
 
 /** A sync or finalize call: which hook, its spec and runner, how to build the request and read the answer. */

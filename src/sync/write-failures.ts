@@ -4,6 +4,7 @@
  * {@link QUOTED_FAILURES}; writes an earlier failure doomed (not attempted) are only counted, as their
  * cause is already quoted.
  */
+import { boundedJoin } from '../api/index.ts';
 import { NotAttemptedError } from '../apply/index.ts';
 import { errorChain } from '../engine/index.ts';
 
@@ -14,7 +15,8 @@ export const QUOTED_FAILURES = 10;
 export function writeFailures(failures: readonly Error[], what: string): AggregateError {
   const attempted = failures.filter((f) => !(f instanceof NotAttemptedError));
   const skipped = failures.length - attempted.length;
-  const quoted = attempted.slice(0, QUOTED_FAILURES).map((f) => errorChain(f).join(': '));
+  // Each cut: an API server's answer can quote the child it refused.
+  const quoted = attempted.slice(0, QUOTED_FAILURES).map((f) => boundedJoin(errorChain(f), ': '));
   const unquoted = attempted.length - quoted.length;
   const parts = [
     `${attempted.length} ${what} write(s) failed: ${quoted.join('; ')}`,

@@ -6,13 +6,14 @@
  * timeout; the resource reads `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the batch processor
  * reads `OTEL_BSP_*`. `main.ts` imports this module only when tracing is on.
  */
-import { context, defaultTextMapSetter, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+import { context, defaultTextMapSetter, trace, type Attributes } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { SpanAttributes, Tracing } from '../engine/index.ts';
+import { recordFailure } from './span-failure.ts';
 
 /** Tracing that exports until it is shut down. */
 export interface ExportingTracing extends Tracing {
@@ -43,10 +44,7 @@ export function startOtelTracing(version: string): ExportingTracing {
       try {
         return await fn();
       } catch (err) {
-        const error = err instanceof Error ? err : new Error(String(err));
-        span.recordException(error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
-        span.setAttribute('loom.result', 'error');
+        recordFailure(span, err);
         throw err;
       } finally {
         span.end();

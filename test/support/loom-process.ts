@@ -13,6 +13,8 @@ export interface LoomProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** The last few KiB of its stderr (its logs), for failure messages. */
   logTail(): string;
+  /** How many bytes it has written to stderr (its logs) so far. */
+  logBytes(): number;
   /** SIGKILL by PID; resolves once it has exited. */
   kill(): Promise<void>;
   /** SIGTERM by PID, as the kubelet stops a container; resolves with how it exited. */
@@ -35,8 +37,11 @@ export async function spawnLoom(label: string, flags: readonly string[] = [], en
   // process.execPath: the Node running the tests (24), not whatever `node` is first on PATH.
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
   let tail = '';
+  let logBytes = 0;
   child.stderr.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString('utf8')).slice(-LOG_TAIL_CHARS);
+    logBytes += chunk.length;
+    // Only the chunk's end is decoded: a huge log line must not be copied whole into the test process.
+    tail = (tail + chunk.subarray(-LOG_TAIL_CHARS).toString('utf8')).slice(-LOG_TAIL_CHARS);
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -54,7 +59,7 @@ export async function spawnLoom(label: string, flags: readonly string[] = [], en
   };
   process.once('exit', killOnExit);
   return {
-    pid, exited, logTail: () => tail,
+    pid, exited, logTail: () => tail, logBytes: () => logBytes,
     async kill() {
       process.off('exit', killOnExit);
       if (!ended) process.kill(pid, 'SIGKILL');

@@ -60,6 +60,8 @@ export const TEST_PARENT_KINDS = {
   managed: { plural: 'manageds', kind: 'Managed' },
   /** The parents of the migration-from-Metacontroller test. */
   migration: { plural: 'migrations', kind: 'Migration' },
+  /** The parents whose hook fails with a 100 MB message. */
+  hugeError: { plural: 'hugeerrors', kind: 'HugeError' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
