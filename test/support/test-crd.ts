@@ -60,6 +60,8 @@ export const TEST_PARENT_KINDS = {
   managed: { plural: 'manageds', kind: 'Managed' },
   /** The parents of the migration-from-Metacontroller test. */
   migration: { plural: 'migrations', kind: 'Migration' },
+  /** The parents of a controller `loom dev --kubeconfig` finds in the cluster and must not run. */
+  devOther: { plural: 'devothers', kind: 'DevOther' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
