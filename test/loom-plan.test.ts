@@ -23,8 +23,8 @@ let loom: TestLoom;
 let namespace: string;
 let dir: string;
 
-/** The controller: per parent a ConfigMap carrying `version`, and a ResourceQuota of `cpu`. */
-const controller = (version: string, cpu = '1') => ({
+/** The controller: per parent a ConfigMap carrying `version`, and a ResourceQuota of `cpu` (and with `extra`, a second ConfigMap). */
+const controller = (version: string, cpu = '1', extra = false) => ({
   apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
   metadata: { name: 'planned-controller', labels: { 'loom-test': LABEL } },
   spec: {
@@ -39,7 +39,8 @@ const controller = (version: string, cpu = '1') => ({
         jsonata: {
           expression: `{ "children": [
             { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-config" }, "data": { "version": "${version}" } },
-            { "apiVersion": "v1", "kind": "ResourceQuota", "metadata": { "name": parent.metadata.name & "-quota" }, "spec": { "hard": { "cpu": "${cpu}" } } }
+            { "apiVersion": "v1", "kind": "ResourceQuota", "metadata": { "name": parent.metadata.name & "-quota" }, "spec": { "hard": { "cpu": "${cpu}" } } }${extra ? `,
+            { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-extra" } }` : ''}
           ] }`,
         },
       },
@@ -50,8 +51,12 @@ const controller = (version: string, cpu = '1') => ({
 const child = (parent: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${parent}-config` });
 
 async function planOf(version: string, cpu: string, ...flags: string[]) {
-  const file = join(dir, `controller-${version}-${cpu}.yaml`);
-  await writeFile(file, dump(controller(version, cpu)));
+  return planOfManifest(controller(version, cpu), ...flags);
+}
+
+async function planOfManifest(manifest: object, ...flags: string[]) {
+  const file = join(dir, `controller-${JSON.stringify(manifest).length}-${flags.join('')}.yaml`);
+  await writeFile(file, dump(manifest));
   let stdout = '';
   let stderr = '';
   const code = await runPlan(['--controller', file, '--kubeconfig', inject('kubeconfigPath'), ...flags], {
@@ -107,6 +112,22 @@ describe('loom plan', () => {
     expect(code).toBe(2);
     const quota = reports[`${KIND.kind} ${namespace}/first`]?.plan?.find((entry) => entry.child.startsWith('ResourceQuota'));
     expect(quota?.refused).toContain('quantities must match the regular expression');
+  });
+
+  it('shows the refusal of a create whose name an object this parent does not own holds, as loom run refuses it', async () => {
+    // Held by someone else: no owner, and none of the controller's labels.
+    await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'first-extra', namespace }, data: { owner: 'someone else' } });
+    for (const strategy of ['server-side-apply', 'dynamic-apply']) {
+      const { code, reports } = await planOfManifest(controller('1', '1', true), '--exit-code', '--apply-strategy', strategy);
+      expect(code).toBe(2);
+      const extra = (parent: string) => reports[`${KIND.kind} ${namespace}/${parent}`]?.plan?.find((entry) => entry.child.endsWith(`${parent}-extra`));
+      expect(extra('first')?.action).toBe('create');
+      expect(extra('first')?.refused).toContain(`ConfigMap ${namespace}/first-extra already exists and is not this parent's`);
+      expect(extra('second')).toEqual({ child: `ConfigMap ${namespace}/second-extra`, action: 'create' });
+    }
+    const held = await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first-extra' });
+    expect(held?.data).toEqual({ owner: 'someone else' });
+    expect(await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'second-extra' })).toBeUndefined();
   });
 
   it('plans nothing for the manifest the cluster runs', async () => {

@@ -100,6 +100,25 @@ describe('charts/loom', () => {
     expect(objectsOf('default').map((o) => o.kind)).not.toContain('PodDisruptionBudget');
   });
 
+  it('lets controllers name Secrets and ConfigMaps in the release namespace by default, and in any with "*"', async () => {
+    const configOf = (rendering: string) => runConfig(parseGoFlags(deploymentArgs(loadAll(rendering) as KubeObject[]).slice(1), RUN_FLAG_SPEC).values, { identity: 'pod' });
+    expect(configOf(rendered.get('default') ?? '').referenceNamespaces).toEqual(['loom-system']);
+    const any = await helm(binary, ['template', 'loom', CHART, '--namespace', 'loom-system', '--set-string', 'runFlags.reference-namespaces=*']);
+    expect(configOf(any).referenceNamespaces).toBeUndefined();
+  });
+
+  it('sizes the container memory limit for loom plus every evaluator process at its worst, unless a limit is given', async () => {
+    // An evaluator with a V8 heap limit of H MiB was measured at up to ~490 MiB resident with H = 256:
+    // the chart counts 2 H per evaluator, on top of memory.hostMiB for loom itself.
+    const limitOf = async (...set: string[]) => {
+      const objects = loadAll(await helm(binary, ['template', 'loom', CHART, '--namespace', 'loom-system', ...set])) as KubeObject[];
+      return (container(objects) as Container & { resources: { limits: { memory: string } } }).resources.limits.memory;
+    };
+    expect(await limitOf()).toBe(`${768 + 2 * 2 * 256}Mi`);
+    expect(await limitOf('--set-string', 'runFlags.jsonata-processes=4', '--set-string', 'runFlags.jsonata-memory-limit=512', '--set', 'memory.hostMiB=1024')).toBe(`${1024 + 4 * 2 * 512}Mi`);
+    expect(await limitOf('--set', 'resources.limits.memory=3Gi')).toBe('3Gi');
+  });
+
   it('refuses more than one replica with sharding turned off and no leader election', async () => {
     const render = helm(binary, ['template', 'loom', CHART, '--set', 'replicas=2', '--set-string', 'runFlags.shards=0']);
     await expect(render).rejects.toThrow('would run every controller on every replica');

@@ -41,9 +41,13 @@ export interface ServicePort {
   targetPort: number;
 }
 
-/** An invalid `service-per-pod-ports` annotation; the sync fails with this message. */
+/**
+ * An invalid `service-per-pod-ports` annotation; the sync fails with this message. It is meant for the
+ * StatefulSet's owner, so `expose` has the hook server answer it to loom (other errors it only logs).
+ */
 export class PortsAnnotationError extends Error {
   override name = 'PortsAnnotationError';
+  readonly expose = true;
 }
 
 function portNumber(text: string, annotation: string): number {

@@ -14,6 +14,7 @@ import { systemClock } from '../engine/index.ts';
 import { createRestClient, loadKubeConfig, waitForCrdsEstablished, writerFromDiscovery, type ObjectWriter } from '../kube/index.ts';
 import { runLoom, type LoomConfig } from '../main.ts';
 import { helloHook } from '../../examples/hello/hook.ts';
+import { createAbsent, createOwn, deleteOwn, devSelector } from './dev-objects.ts';
 import { crdManifests } from './install-crds.ts';
 
 /** What `loom dev` needs from the composition root. */
@@ -28,7 +29,6 @@ export interface DevOptions {
 }
 
 const EXAMPLE = new URL('../../examples/hello/', import.meta.url);
-const FIELD_MANAGER = 'loom-dev';
 
 async function yamlOf(file: string): Promise<KubeObject> {
   return load(await readFile(new URL(file, EXAMPLE), 'utf8')) as KubeObject;
@@ -41,7 +41,8 @@ interface DevCluster {
   server: string;
   /** The last line of the banner: what Ctrl-C does. */
   onStop: string;
-  stop(): Promise<void>;
+  /** Lets go of the cluster, once dev's own controller (`undefined`: never written) is done with. */
+  stop(controller: KubeObject | undefined): Promise<void>;
 }
 
 async function localControlPlane(logger: Logger, signal: AbortSignal): Promise<DevCluster> {
@@ -51,32 +52,36 @@ async function localControlPlane(logger: Logger, signal: AbortSignal): Promise<D
   return { ...plane, context: undefined, onStop: `Ctrl-C stops everything and removes ${plane.runDir}`, stop: () => plane.stop() };
 }
 
-/** An existing cluster: loom's and the example's CRDs are applied there; nothing else is started. */
-async function existingCluster(kubeconfigPath: string, context: string | undefined): Promise<DevCluster> {
+/**
+ * An existing cluster, where nothing is started: loom's and the example's CRDs are created there when
+ * absent and left as they are when present (an installed loom or Metacontroller owns them).
+ */
+async function existingCluster(logger: Logger, kubeconfigPath: string, context: string | undefined): Promise<DevCluster> {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath, context }) });
   const writer = await writerFromDiscovery(client);
   const crds = [...(await crdManifests()), await yamlOf('crd.yaml')];
-  for (const crd of crds) await writer.apply(crd, { fieldManager: FIELD_MANAGER });
+  const present = await createAbsent(writer, crds);
+  if (present.length > 0) logger.info({ crds: present }, 'these CRDs are installed already; loom dev leaves them as they are');
   await waitForCrdsEstablished(client, crds.map((crd) => crd.metadata.name ?? ''), { sleep: (ms, signal) => systemClock.sleep(ms, signal) });
   return {
     kubeconfigPath, context, server: client.server,
     onStop: 'Ctrl-C stops loom and the hook and deletes the hello controller; CRDs and parents stay',
-    stop: async () => {
-      const { apiVersion, kind, metadata } = await yamlOf('controller.yaml');
-      await writer.delete({ apiVersion, kind, name: metadata.name ?? '' });
+    stop: async (controller) => {
+      if (controller) await deleteOwn(writer, controller);
     },
   };
 }
 
 /**
- * Applies the hello controller, its webhook pointed at the in-process hook server and labelled to
- * match `--target-label-selector`'s labels, so the loom dev starts picks it.
+ * Creates the hello controller as dev's own (see dev-objects.ts), its webhook pointed at the
+ * in-process hook server and labelled to match `--target-label-selector`'s labels too, so the loom
+ * dev starts picks it. Throws, writing nothing, when a `hello-controller` that is not dev's exists.
  */
-async function applyExample(writer: ObjectWriter, hookUrl: string, config: LoomConfig): Promise<void> {
+async function createExample(writer: ObjectWriter, hookUrl: string, config: LoomConfig): Promise<KubeObject> {
   const controller = await yamlOf('controller.yaml');
   (controller.spec as { hooks: { sync: { webhook: { url: string } } } }).hooks.sync.webhook.url = `${hookUrl}/sync`;
   controller.metadata.labels = { ...controller.metadata.labels, ...config.targetSelector?.matchLabels };
-  await writer.apply(controller, { fieldManager: FIELD_MANAGER });
+  return createOwn(writer, controller);
 }
 
 function banner(cluster: DevCluster, metricsPort: number | undefined, probePort: number | undefined): string {
@@ -91,18 +96,21 @@ function banner(cluster: DevCluster, metricsPort: number | undefined, probePort:
 
 /** Runs until `signal` aborts. */
 export async function runDev({ logger, signal, out, config }: DevOptions): Promise<void> {
-  const cluster = config.kubeconfig ? await existingCluster(config.kubeconfig, config.context) : await localControlPlane(logger, signal);
+  const cluster = config.kubeconfig ? await existingCluster(logger, config.kubeconfig, config.context) : await localControlPlane(logger, signal);
   const hook = helloHook({ logger: logger.child({ component: 'hello-hook' }) });
+  let controller: KubeObject | undefined;
   try {
     const hookUrl = await hook.listen({ host: '127.0.0.1', port: 0 });
     const client = createRestClient({ kubeConfig: loadKubeConfig({ path: cluster.kubeconfigPath, context: cluster.context }) });
-    await applyExample(await writerFromDiscovery(client), hookUrl, config);
+    controller = await createExample(await writerFromDiscovery(client), hookUrl, config);
     const loopback = { host: '127.0.0.1', port: 0 };
-    const loom = await runLoom({ config: { ...config, kubeconfig: cluster.kubeconfigPath, metricsAddress: loopback, probeAddress: loopback }, logger, signal });
+    // The host runs dev's own controllers only, never one the cluster already had (another loom may run it).
+    const hostConfig = { ...config, kubeconfig: cluster.kubeconfigPath, metricsAddress: loopback, probeAddress: loopback, targetSelector: devSelector(config.targetSelector) };
+    const loom = await runLoom({ config: hostConfig, logger, signal });
     out.write(banner(cluster, loom.metricsPort, loom.probePort));
     await loom.done;
   } finally {
     await hook.close();
-    await cluster.stop();
+    await cluster.stop(controller);
   }
 }

@@ -15,7 +15,7 @@ import { objectKey, resourceTypeKey, type KubeObject, type ResourceRule } from '
 import type { ApplyStrategy } from '../core/index.ts';
 import { systemClock } from '../engine/index.ts';
 import {
-  createObjectStore, createObjectWriter, createRestClient, discover, KubeApiError, loadKubeConfig, resourcePath,
+  createObjectStore, createObjectWriter, createRestClient, discover, isAlreadyExists, KubeApiError, loadKubeConfig, resourcePath,
   type DiscoverySnapshot, type KubeEnvironment, type ReadonlyObjectStore, type RestClient,
 } from '../kube/index.ts';
 import { commandOptions, type CommandStreams } from './command-options.ts';
@@ -147,7 +147,8 @@ const UNAVAILABLE = [429, 503, 504];
 
 /**
  * loom's apply of one desired object as a server-side dry run: what the API server would store, or its
- * refusal (validation, admission, a forbidden write; an object it cannot even convert answers 500).
+ * refusal (validation, admission, a forbidden write; an object it cannot even convert answers 500; a
+ * create whose name is taken).
  * An unavailable server, or none at all, fails the plan.
  */
 function dryRunApply(client: RestClient, discovery: DiscoverySnapshot, fieldManager: string): DryRunApply {
@@ -156,14 +157,22 @@ function dryRunApply(client: RestClient, discovery: DiscoverySnapshot, fieldMana
     if (!type) throw new RenderError(`the API server does not serve kind ${kind} in ${apiVersion}`);
     return type;
   }, fieldManager);
-  return async (desired) => {
+  return async (desired, create) => {
     try {
-      return { result: await writer.apply(desired, { fieldManager, dryRun: true }) };
+      return { result: await writer.apply(desired, { fieldManager, dryRun: true, createOnly: create }) };
     } catch (error) {
+      // The claim read every object this parent could own or adopt, so the holder of the name is not its own.
+      if (create && isAlreadyExists(error)) return { refused: takenName(desired) };
       if (error instanceof KubeApiError && !UNAVAILABLE.includes(error.status)) return { refused: error.message };
       throw error;
     }
   };
+}
+
+/** Why a create is refused when the name is taken, in the words of `loom run`'s failed sync. */
+function takenName(desired: KubeObject): string {
+  const name = objectKey(desired.metadata.namespace, desired.metadata.name ?? '');
+  return `${desired.kind} ${name} already exists and is not this parent's: loom run leaves it alone and fails the sync`;
 }
 
 /** What changes for one parent: the plan entries that are not `unchanged`, and a finalizer change. */

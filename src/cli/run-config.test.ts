@@ -10,7 +10,7 @@ describe('runConfig', () => {
       kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
-      referenceNamespaces: undefined, maxChildrenPerParent: 10_000, jsonataProcesses: 2, jsonataMemoryMiB: 256,
+      referenceNamespaces: [], maxChildrenPerParent: 10_000, jsonataProcesses: 2, jsonataMemoryMiB: 256,
     });
   });
 
@@ -47,6 +47,16 @@ describe('runConfig', () => {
 describe('--reference-namespaces', () => {
   it('reads a comma-separated list of namespaces', () => {
     expect(config('--reference-namespaces', 'loom-system, hooks').referenceNamespaces).toEqual(['loom-system', 'hooks']);
+  });
+
+  it('allows no namespace when unset or empty, so no controller can have loom read a Secret and send it away', () => {
+    expect(config().referenceNamespaces).toEqual([]);
+    expect(config('--reference-namespaces', '').referenceNamespaces).toEqual([]);
+  });
+
+  it('allows any namespace only when asked to with "*", which stands alone', () => {
+    expect(config('--reference-namespaces', '*').referenceNamespaces).toBeUndefined();
+    expect(() => config('--reference-namespaces', '*,loom-system')).toThrow('--reference-namespaces: "*" (any namespace) cannot be listed with namespaces');
   });
 });
 

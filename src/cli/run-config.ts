@@ -39,7 +39,7 @@ export const RUN_FLAGS = {
   'zap-time-encoding': ['string', '', 'accepted for Metacontroller compatibility; no effect'],
   'log-level': ['string', '', 'trace, debug, info, warn, error or fatal; default $LOOM_LOG_LEVEL, else info'],
   'log-format': ['string', 'auto', 'json, text (for people), or auto: text when stderr is a terminal, else json'],
-  'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in; empty: any'],
+  'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in (webhook credentials, expression ConfigMaps); empty: none; "*": any, as Metacontroller'],
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in'],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB), 'V8 heap limit of each evaluator process, in MiB'],
@@ -80,12 +80,20 @@ function applyStrategy(values: Values): LoomConfig['applyStrategy'] {
   throw new FlagError(`--apply-strategy: "${value}" is not one of server-side-apply, dynamic-apply`);
 }
 
-/** `--reference-namespaces=a,b`: where controllers may name Secrets and ConfigMaps; empty: anywhere. */
+/**
+ * `--reference-namespaces=a,b`: where controllers may name Secrets and ConfigMaps. Unset or empty: no
+ * namespace, so whoever may write a controller cannot have loom read a Secret and send it to a URL of
+ * theirs; `*`: any namespace (Metacontroller's behaviour, `undefined` in the config).
+ */
 function referenceNamespaces(values: Values): string[] | undefined {
   const list = get(values, 'reference-namespaces').split(',').map((n) => n.trim()).filter((n) => n !== '');
+  if (list.includes('*')) {
+    if (list.length > 1) throw new FlagError('--reference-namespaces: "*" (any namespace) cannot be listed with namespaces');
+    return undefined;
+  }
   const bad = list.find((n) => !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(n));
   if (bad !== undefined) throw new FlagError(`--reference-namespaces: "${bad}" is not a namespace name`);
-  return list.length > 0 ? list : undefined;
+  return list;
 }
 
 /** Where this replica is, for leader election: its identity and, in a cluster, its namespace. */

@@ -105,7 +105,9 @@ prints nothing for valid manifests. Files holding no controller at all are a pro
 
 Starts a local control plane (built from Go modules on first use), installs loom's CRDs and the hello
 example, serves its hook in-process and runs loom, until Ctrl-C stops everything. With --kubeconfig it
-uses that cluster instead and starts nothing but loom and the hook.
+uses that cluster instead and starts nothing but loom and the hook; there it creates only what is absent,
+labels what it creates app.kubernetes.io/managed-by=loom-dev, refuses to start over a hello-controller
+it did not create, and runs only controllers with that label.
 
 flags: those of 'loom run' (see 'loom run --help'); dev chooses the metrics and probe addresses.
 `,

@@ -5,7 +5,15 @@ const token = { kind: 'Secret', namespace: 'kube-system', name: 'admin-token', s
 const expression = { kind: 'ConfigMap', namespace: 'loom-system', name: 'exprs', setting: 'spec.hooks.sync.jsonata.configMapRef' } as const;
 
 describe('checkReferences', () => {
-  it('allows any namespace when no policy is set', () => {
+  it('with no namespace allowed, refuses every reference and says how to allow some', () => {
+    expect(() => checkReferences([], [expression])).toThrow(new ReferenceNotAllowedError(
+      'spec.hooks.sync.jsonata.configMapRef: ConfigMap loom-system/exprs is in namespace "loom-system"; --reference-namespaces allows no namespace ' +
+      '(pass --reference-namespaces=<namespace>,… to allow some, or "*" for any)',
+    ));
+    expect(() => checkReferences([], [])).not.toThrow();
+  });
+
+  it('allows any namespace when asked to (--reference-namespaces=*)', () => {
     expect(() => checkReferences(undefined, [token, expression])).not.toThrow();
   });
 

@@ -2,7 +2,8 @@
  * `--reference-namespaces`: which namespaces a controller may name Secrets and ConfigMaps in — webhook
  * credentials (`authorization`, `basicAuth`, `caBundle`, `clientTLS`) and JSONata `configMapRef`s.
  * Whoever may write a controller object must not be able to make loom read a Secret of any namespace
- * and send it to a URL of their choosing. Absent: any namespace, as in Metacontroller.
+ * and send it to a URL of their choosing. An empty list (the CLI's default) allows none; absent
+ * (`--reference-namespaces=*`): any namespace, as in Metacontroller.
  */
 
 /** One reference a controller makes: what, where, and the field path that names it. */
@@ -24,5 +25,8 @@ export function checkReferences(allowed: readonly string[] | undefined, refs: re
   const outside = refs.filter((ref) => !allowed.includes(ref.namespace));
   if (outside.length === 0) return;
   const list = outside.map((ref) => `${ref.setting}: ${ref.kind} ${ref.namespace}/${ref.name} is in namespace "${ref.namespace}"`).join('; ');
-  throw new ReferenceNotAllowedError(`${list}; --reference-namespaces allows only ${allowed.map((n) => `"${n}"`).join(', ')}`);
+  const policy = allowed.length === 0
+    ? 'allows no namespace (pass --reference-namespaces=<namespace>,… to allow some, or "*" for any)'
+    : `allows only ${allowed.map((n) => `"${n}"`).join(', ')}`;
+  throw new ReferenceNotAllowedError(`${list}; --reference-namespaces ${policy}`);
 }

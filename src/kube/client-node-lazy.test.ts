@@ -75,5 +75,5 @@ describe('@kubernetes/client-node', () => {
       oidcRequest: `if (!(await request(oidcConfig)).headers.Authorization?.startsWith('Bearer e30.')) throw new Error('no oidc token')`,
     });
     expect(report).toEqual({ main: false, token: false, cert: false, exec: false, oidcLoad: false, oidcRequest: true });
-  });
+  }, 90_000); // A fresh Node process importing the composition root: seconds on a loaded machine, so a generous bound.
 });

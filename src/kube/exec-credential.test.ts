@@ -4,24 +4,47 @@
  * `KUBERNETES_EXEC_INFO` it is owed, and with an error naming the command and quoting its stderr when
  * it fails. The plugins are small shell scripts that count their runs in a file.
  */
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { execCredentialSource, type ExecConfig } from './exec-credential.ts';
+import { execCredentialSource, type ExecConfig, type PluginDeadline } from './exec-credential.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 
 let dir: string;
+/** Processes a test's plugin started, stopped by PID after it whatever happened. */
+let spawned: number[];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'loom-exec-'));
+  spawned = [];
 });
 
 afterEach(async () => {
   vi.useRealTimers();
+  for (const pid of spawned) if (isRunning(pid)) process.kill(pid, 'SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The PID a plugin wrote to `file` in the test's directory, once it has. */
+async function pidIn(file: string): Promise<number> {
+  return vi.waitFor(async () => {
+    const pid = Number((await readFile(join(dir, file), 'utf8')).trim());
+    if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no PID in ${file} yet`);
+    return pid;
+  }, { timeout: 30_000, interval: 50 });
+}
+
+/** Whether `pid` is a live process (a zombie waiting to be reaped counts as gone). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** A plugin that appends a line to `runs` each time it runs, then prints `credential.json`. */
 async function countingPlugin(status: Record<string, unknown>, apiVersion = V1): Promise<ExecConfig> {
@@ -108,10 +131,16 @@ describe('an exec plugin', () => {
 });
 
 describe('an exec plugin that fails', () => {
-  it('gives an error naming the command and quoting its stderr, and is run again on the next ask', async () => {
-    const config: ExecConfig = { command: 'sh', args: ['-c', 'echo "token expired, run login" >&2; exit 3'], env: [], apiVersion: V1, provideClusterInfo: false };
+  it('gives an error naming the command and the exit code, not quoting its stderr, and is run again on the next ask', async () => {
+    // A plugin's stderr may carry the credential (a debug line, a token in an echoed command line), and
+    // the error goes to logs, events and conditions.
+    const config: ExecConfig = { command: 'sh', args: ['-c', 'echo "refresh failed: Authorization: Bearer eyJsecret.token.value" >&2; exit 3'], env: [], apiVersion: V1, provideClusterInfo: false };
     const source = execCredentialSource(config, noCluster);
-    await expect(source()).rejects.toThrow('exec plugin sh failed with exit code 3: token expired, run login');
+    const err = await source().then(() => new Error('no failure'), (e: unknown) => e as Error);
+    expect(err.message).toContain('exec plugin sh failed with exit code 3');
+    expect(err.message).toContain('run the command to see its output');
+    expect(err.message).not.toContain('eyJsecret');
+    expect(err.message).not.toContain('refresh failed');
     await expect(source()).rejects.toThrow('exit code 3');
   });
 
@@ -126,6 +155,34 @@ describe('an exec plugin that fails', () => {
     await expect(execCredentialSource(await countingPlugin({}), noCluster)()).rejects.toThrow('returned neither a token nor a client certificate');
     await expect(execCredentialSource(await countingPlugin({ clientCertificateData: 'CERT' }), noCluster)()).rejects.toThrow('both are needed');
   });
+
+  it('that hangs is given up at the deadline with its whole process group, even when a grandchild holds its output open', async () => {
+    // A plugin wrapped in a shell: the shell waits for a backgrounded child that inherited its stdout,
+    // so the output never closes, whoever is killed first.
+    const script = join(dir, 'wrapper.sh');
+    await writeFile(script, `#!/bin/sh\necho $$ > "${join(dir, 'shell')}"\nsleep 1000 &\necho $! > "${join(dir, 'grandchild')}"\nwait\n`);
+    await chmod(script, 0o755);
+    let reachDeadline: (() => void) | undefined;
+    const deadline: PluginDeadline = {
+      timeoutMs: 60_000,
+      sleep: (ms, signal) => new Promise((resolve, reject) => {
+        expect(ms).toBe(60_000);
+        reachDeadline = resolve;
+        signal.addEventListener('abort', () => reject(signal.reason as Error));
+      }),
+    };
+    const source = execCredentialSource({ command: script, args: [], env: [], apiVersion: V1, provideClusterInfo: false }, noCluster, deadline);
+    const answer = source().then(() => new Error('no failure'), (e: unknown) => e as Error);
+    const shell = await pidIn('shell');
+    const grandchild = await pidIn('grandchild');
+    spawned.push(shell, grandchild);
+    expect(reachDeadline).toBeDefined();
+    reachDeadline?.();
+    const err = await answer;
+    expect(err).toBeInstanceOf(Error);
+    expect(err.message).toContain(`exec plugin ${script} did not finish within 60 s`);
+    await vi.waitFor(() => expect([isRunning(shell), isRunning(grandchild)]).toEqual([false, false]), { timeout: 30_000, interval: 50 });
+  }, 90_000);
 
   it('is refused before it runs when its apiVersion is not one loom speaks', () => {
     const config: ExecConfig = { command: 'true', args: [], env: [], apiVersion: 'client.authentication.k8s.io/v1alpha1', provideClusterInfo: false };

@@ -4,15 +4,14 @@
  * is loaded but on the first request, since a plugin may be slow, may prompt a browser or may not be
  * installed where the kubeconfig is only being inspected. Its ExecCredential is kept until its
  * `status.expirationTimestamp` (for good when it has none) and the plugin is run again after that.
- * Requests arriving while it runs wait for that one run rather than each starting their own.
+ * Requests arriving while it runs wait for that one run rather than each starting their own. A plugin
+ * that fails is named with its exit code, never quoted: its stderr may carry the credential.
  */
 import { spawn } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** The ExecCredential versions loom speaks; `v1alpha1` is gone from Kubernetes. */
 const API_VERSIONS: readonly string[] = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'];
-
-/** How much of a failing plugin's stderr goes into the error: enough for its message, not a whole log. */
-const STDERR_LIMIT = 4096;
 
 /** A user's `exec` section. `interactiveMode` is not kept: loom never has a terminal to hand a plugin. */
 export interface ExecConfig {
@@ -63,26 +62,71 @@ function execInfo(config: ExecConfig, cluster: ExecClusterInfo | undefined): str
 /** How long a plugin may run before it is killed and the request fails. */
 const PLUGIN_TIMEOUT_MS = 60_000;
 
-/** Runs the plugin; resolves with its stdout, rejects naming the command and carrying its stderr. */
-function runPlugin(config: ExecConfig, info: string): Promise<string> {
+/** How long a plugin may run, and how that time is waited for (tests reach the deadline themselves). */
+export interface PluginDeadline {
+  readonly timeoutMs: number;
+  /** Resolves after `ms`; rejects once `signal` aborts (the plugin finished first). */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** The real deadline: {@link PLUGIN_TIMEOUT_MS} of wall time. */
+const REAL_DEADLINE: PluginDeadline = {
+  timeoutMs: PLUGIN_TIMEOUT_MS,
+  sleep: async (ms, signal) => {
+    await delay(ms, undefined, { signal });
+  },
+};
+
+/** Kills the plugin and everything it started (its process group); gone already is fine. */
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the whole group has exited already; nothing is left to stop.
+  }
+}
+
+/** Why the plugin failed, without its stderr: what it prints there may be the credential itself. */
+function failure(config: ExecConfig, code: number | null, signal: NodeJS.Signals | null, stderrBytes: number): Error {
+  const how = code === null ? `signal ${signal}` : `exit code ${code}`;
+  const said = stderrBytes > 0 ? `it wrote ${stderrBytes} bytes to stderr, not quoted here as they may hold credentials` : 'it wrote nothing to stderr';
+  return new Error(`exec plugin ${config.command} failed with ${how} (${said}; run the command to see its output)`);
+}
+
+/**
+ * Runs the plugin; resolves with its stdout, rejects naming the command. Bounded, as client-go bounds
+ * it: every request waits for the credential, so a plugin that hangs would otherwise hang them all.
+ * The bound holds for the whole wait: the plugin leads a process group of its own, and at the deadline
+ * that group is killed and the wait ends, even if a process it started holds its output open.
+ */
+function runPlugin(config: ExecConfig, info: string, deadline: PluginDeadline): Promise<string> {
   const env = { ...process.env, ...Object.fromEntries(config.env.map(({ name, value }) => [name, value])), KUBERNETES_EXEC_INFO: info };
   return new Promise((resolve, reject) => {
-    // Bounded, as client-go bounds it: every request waits for the credential, so a plugin that hangs
-    // would otherwise hang them all.
-    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: PLUGIN_TIMEOUT_MS, killSignal: 'SIGKILL' });
+    const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const finished = new AbortController();
+    const settle = (outcome: () => void): void => {
+      if (finished.signal.aborted) return;
+      finished.abort();
+      outcome();
+    };
     const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
+    let stderrBytes = 0;
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => (stderrBytes += chunk.length));
     child.once('error', (cause) => {
       const hint = config.installHint ? `\n${config.installHint}` : '';
-      reject(new Error(`exec plugin ${config.command} could not be run: ${cause.message}${hint}`, { cause }));
+      settle(() => reject(new Error(`exec plugin ${config.command} could not be run: ${cause.message}${hint}`, { cause })));
     });
     child.once('close', (code, signal) => {
-      if (code === 0) return resolve(Buffer.concat(stdout).toString('utf8'));
-      const message = Buffer.concat(stderr).toString('utf8').trim().slice(-STDERR_LIMIT) || '(nothing on stderr)';
-      reject(new Error(`exec plugin ${config.command} failed with ${code === null ? `signal ${signal}` : `exit code ${code}`}: ${message}`));
+      settle(() => (code === 0 ? resolve(Buffer.concat(stdout).toString('utf8')) : reject(failure(config, code, signal, stderrBytes))));
     });
+    deadline.sleep(deadline.timeoutMs, finished.signal).then(() => settle(() => {
+      killGroup(child.pid);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      reject(new Error(`exec plugin ${config.command} did not finish within ${deadline.timeoutMs / 1000} s; it was stopped with every process it started`));
+    }), () => undefined);
   });
 }
 
@@ -123,12 +167,12 @@ function answerOf(config: ExecConfig, stdout: string): Answer {
  * The credential source for one user's plugin. `clusterInfo` is asked only when the plugin runs (the
  * CA it reports may be a file that changes).
  */
-export function execCredentialSource(config: ExecConfig, clusterInfo: () => ExecClusterInfo): ExecCredentialSource {
+export function execCredentialSource(config: ExecConfig, clusterInfo: () => ExecClusterInfo, deadline: PluginDeadline = REAL_DEADLINE): ExecCredentialSource {
   validate(config);
   let cached: Answer | undefined;
   let running: Promise<ExecCredential> | undefined;
   const run = async (): Promise<ExecCredential> => {
-    const stdout = await runPlugin(config, execInfo(config, config.provideClusterInfo ? clusterInfo() : undefined));
+    const stdout = await runPlugin(config, execInfo(config, config.provideClusterInfo ? clusterInfo() : undefined), deadline);
     cached = answerOf(config, stdout);
     return cached.credential;
   };

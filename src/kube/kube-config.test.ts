@@ -238,3 +238,26 @@ describe('loadKubeConfig: a context naming an undefined user', () => {
     }
   });
 });
+
+describe('loadKubeConfig: insecure-skip-tls-verify with a certificate authority', () => {
+  it('is refused at load, as client-go refuses it, instead of silently not verifying against the CA', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'loom-kubeconfig-insecure-'));
+    const config = (cluster: Record<string, unknown>) => JSON.stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+      clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443', 'insecure-skip-tls-verify': true, ...cluster } }],
+      users: [{ name: 'u', user: { token: 't' } }], contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+    });
+    try {
+      const file = join(dir, 'config');
+      await writeFile(join(dir, 'ca.crt'), pki.ca);
+      for (const ca of [{ 'certificate-authority-data': Buffer.from(pki.ca).toString('base64') }, { 'certificate-authority': 'ca.crt' }]) {
+        await writeFile(file, config(ca));
+        expect(() => loadKubeConfig({ path: file })).toThrow('cluster "c": specifying a root certificates file with the insecure flag is not allowed');
+      }
+      await writeFile(file, config({}));
+      expect(loadKubeConfig({ path: file }).getCurrentCluster()?.insecureSkipTlsVerify).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

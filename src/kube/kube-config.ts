@@ -131,12 +131,23 @@ function loadInCluster(environment: KubeEnvironment, dir: string): KubeconfigEnt
   return { clusters: new Map([[cluster.name, cluster]]), users: new Map([[user.name, user]]), contexts: new Map([[context.name, context]]), currentContext: context.name };
 }
 
+/**
+ * As client-go refuses it: a cluster that names a CA and also says not to verify is a mistake, and
+ * following either half silently (loom used to drop the CA) hides it.
+ */
+function refuseInsecureWithCa(cluster: KubeCluster): void {
+  if (cluster.insecureSkipTlsVerify && (cluster.certificateAuthority || cluster.certificateAuthorityData)) {
+    throw new Error(`cluster "${cluster.name}": specifying a root certificates file with the insecure flag is not allowed (remove certificate-authority or insecure-skip-tls-verify)`);
+  }
+}
+
 function kubeConfigOf(entries: KubeconfigEntries, currentContext: string): KubeConfig {
   const context = entries.contexts.get(currentContext);
   const cluster = context ? entries.clusters.get(context.cluster) : undefined;
   const user = context ? entries.users.get(context.user) : undefined;
   // As client-go: a context naming a user nobody defined is a mistake, not a user without credentials.
   if (context?.user && !user) throw new Error(`user "${context.user}" was not found for context "${currentContext}"`);
+  if (cluster) refuseInsecureWithCa(cluster);
   // Built now so a user loom cannot authenticate as fails at start-up; it runs no plugin and loads
   // nothing before the first request.
   const credentials = cluster ? credentialsFor(cluster, user) : undefined;

@@ -121,12 +121,21 @@ export async function planFor(ctx: RenderContext, input: { desired: readonly Kub
   if (!ctx.observed) return undefined;
   const methodFor = (apiVersion: string, kind: string): UpdateMethod =>
     input.types.find(({ type }) => type.apiVersion === apiVersion && type.kind === kind)?.method ?? 'OnDelete';
-  const dryRuns = ctx.dryRun && ctx.applyStrategy === 'server-side-apply' ? await dryRunAll(ctx.dryRun, input.desired) : undefined;
+  const dryRuns = ctx.dryRun ? await dryRunAll(ctx.dryRun, input, ctx.applyStrategy) : undefined;
   return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns });
 }
 
-/** The API server's answer to a dry-run apply of each desired object, by child. */
-async function dryRunAll(dryRun: DryRunApply, desired: readonly KubeObject[]): Promise<DryRuns> {
-  const answers = await Promise.all(desired.map(async (obj) => [childId(childRefOf(obj)), await dryRun(obj)] as const));
-  return new Map(answers);
+/**
+ * The API server's answer to a dry run of each desired object loom would write, by child: with
+ * server-side apply every one; with dynamic apply the creates only (whose merge render judges itself,
+ * but whose name may be taken).
+ */
+async function dryRunAll(dryRun: DryRunApply, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[] }, strategy: ApplyStrategy): Promise<DryRuns> {
+  const observed = new Set(input.observed.map((obj) => childId(childRefOf(obj))));
+  const written = input.desired.flatMap((obj) => {
+    const id = childId(childRefOf(obj));
+    const create = !observed.has(id);
+    return create || strategy === 'server-side-apply' ? [{ id, obj, create }] : [];
+  });
+  return new Map(await Promise.all(written.map(async ({ id, obj, create }) => [id, await dryRun(obj, create)] as const)));
 }

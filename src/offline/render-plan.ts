@@ -37,8 +37,12 @@ export interface PlanEntry {
 
 /** A dry-run apply's answer: what the API server would store, or why it would refuse. */
 export type DryRunAnswer = { result: KubeObject } | { refused: string };
-/** A server-side dry run of loom's apply of one desired object. */
-export type DryRunApply = (desired: KubeObject) => Promise<DryRunAnswer>;
+/**
+ * A server-side dry run of loom's write of one desired object. `create`: a child loom has not claimed,
+ * which loom only creates (never writes over a namesake), so an existing object of that name is a
+ * refusal, as it is for `loom run`.
+ */
+export type DryRunApply = (desired: KubeObject, create: boolean) => Promise<DryRunAnswer>;
 /** Dry-run answers by child ({@link childId}). */
 export type DryRuns = ReadonlyMap<string, DryRunAnswer>;
 

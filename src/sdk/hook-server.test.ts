@@ -2,6 +2,7 @@ import Fastify from 'fastify';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { desired } from './desired.ts';
+import { HookAnswerError } from './hook-answer-error.ts';
 import { createHookServer, type HookServerOptions } from './hook-server.ts';
 import { hooks } from './hooks-plugin.ts';
 import { childrenOf, observedChild } from './observed.ts';
@@ -87,13 +88,24 @@ describe('composite hooks', () => {
 });
 
 describe('failing handlers', () => {
-  it('answer 500 with the message when a handler throws, and log it', async () => {
-    const { server, logs } = serverWithLogs({ composite: { sync: () => { throw new Error('no quota left'); } } });
+  it('answer 500 naming the request but not the error when a handler throws, and log the error with the request\'s id', async () => {
+    // The answer ends up in loom's events and conditions, readable by whoever can read the parent.
+    const { server, logs } = serverWithLogs({ composite: { sync: () => { throw new Error('cannot connect: db password=hunter2 at 10.0.0.5'); } } });
     const answer = await testHook(server).sync({ parent });
     expect(answer.statusCode).toBe(500);
-    expect(answer.body).toEqual({ error: 'composite sync hook failed: no quota left' });
+    const requestId = /\(request (\S+)\)/.exec(answer.body.error ?? '')?.[1];
+    expect(answer.body).toEqual({ error: `composite sync hook failed (request ${requestId}); the hook server's log says why` });
+    expect(answer.text).not.toMatch(/hunter2|10\.0\.0\.5|password/);
     const logged = logs.find((line) => line.msg === 'hook handler failed');
-    expect(logged).toMatchObject({ level: 50, hook: 'composite sync hook', err: { message: 'no quota left' } });
+    expect(logged).toMatchObject({ level: 50, hook: 'composite sync hook', requestId, err: { message: 'cannot connect: db password=hunter2 at 10.0.0.5' } });
+  });
+
+  it('answer a HookAnswerError\'s message, which the handler meant for the caller', async () => {
+    const server = createHookServer({ logger: false, composite: { sync: () => { throw new HookAnswerError('spec.size: "two" is not a number'); } } });
+    expect((await testHook(server).sync({ parent })).body).toEqual({ error: 'composite sync hook failed: spec.size: "two" is not a number' });
+    const exposed = Object.assign(new Error('metadata.annotations.ports: "eighty" is not a port'), { expose: true });
+    const another = createHookServer({ logger: false, composite: { sync: () => { throw exposed; } } });
+    expect((await testHook(another).sync({ parent })).body).toEqual({ error: 'composite sync hook failed: metadata.annotations.ports: "eighty" is not a port' });
   });
 
   it('answer 500 when a handler returns no object', async () => {

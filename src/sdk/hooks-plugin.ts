@@ -1,11 +1,13 @@
 /**
  * The `hooks` fastify plugin: one `POST` route per handler, each checking the request (400 naming
- * the bad field), calling the handler (500 with its message when it throws) and answering its
- * result as `application/json`. Register it on any fastify app, once per controller or with a list.
+ * the bad field), calling the handler (500 when it throws: a generic message naming the request, the
+ * error itself logged; the message of an error meant for the caller, see hook-answer-error.ts, is answered) and answering its result as
+ * `application/json`. Register it on any fastify app, once per controller or with a list.
  */
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../api/index.ts';
+import { isExposed } from './hook-answer-error.ts';
 import { checkCompositeRequest, checkCustomizeRequest, checkDecoratorRequest, type CheckedRequest } from './request-validation.ts';
 import type {
   CompositeRequest, CompositeResponse, CustomizeRequest, CustomizeResponse, DecoratorRequest, DecoratorResponse, HookHandler,
@@ -133,6 +135,15 @@ function inHookSpan(route: HookRoute, request: FastifyRequest, reply: FastifyRep
   });
 }
 
+/**
+ * What a caller is told of a handler's error: its message only when the handler meant it for the
+ * caller; otherwise which request failed, so the logged detail can be found, and nothing of the error.
+ */
+function failureAnswer(route: HookRoute, request: FastifyRequest, err: unknown): string {
+  if (isExposed(err)) return `${route.name} failed: ${err.message}`;
+  return `${route.name} failed (request ${request.id}); the hook server's log says why`;
+}
+
 async function answer(route: HookRoute, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const checked = route.check(request.body);
   if (!checked.ok) {
@@ -143,8 +154,8 @@ async function answer(route: HookRoute, request: FastifyRequest, reply: FastifyR
   try {
     result = await route.handle(checked.request);
   } catch (err) {
-    request.log.error({ hook: route.name, err }, 'hook handler failed');
-    return sendJson(reply, 500, { error: `${route.name} failed: ${err instanceof Error ? err.message : String(err)}` });
+    request.log.error({ hook: route.name, requestId: request.id, err }, 'hook handler failed');
+    return sendJson(reply, 500, { error: failureAnswer(route, request, err) });
   }
   if (!isRecord(result)) {
     const error = `${route.name} returned ${describeResult(result)}; expected a response object`;
@@ -158,8 +169,10 @@ async function answer(route: HookRoute, request: FastifyRequest, reply: FastifyR
 /** Bodies fastify itself rejects (not JSON, too large, wrong media type) answer `{error}` too. */
 function answerFastifyError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const statusCode = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500;
-  request.log[statusCode < 500 ? 'warn' : 'error']({ err: error }, 'hook request failed');
-  return sendJson(reply, statusCode, { error: error.message });
+  request.log[statusCode < 500 ? 'warn' : 'error']({ requestId: request.id, err: error }, 'hook request failed');
+  // A client error says what was wrong with the request; a server error is the server's own business.
+  const message = statusCode < 500 ? error.message : `the hook server failed (request ${request.id}); its log says why`;
+  return sendJson(reply, statusCode, { error: message });
 }
 
 /**

@@ -30,6 +30,7 @@ export { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, type ServerTimeouts }
 export {
   DEFAULT_BODY_LIMIT, hooks, type CompositeHooks, type DecoratorHooks, type HookPaths, type HookPlacement, type HooksOptions,
 } from './hooks-plugin.ts';
+export { HookAnswerError, isExposed } from './hook-answer-error.ts';
 export { attachmentsOf, childrenOf, observedChild, observedRelated, relatedOf, type ObservedRequest } from './observed.ts';
 export { desired, type DesiredObject, type DesiredOf } from './desired.ts';
 export { testHook, type HookAnswer, type HookAnswerBody, type HookTester, type TestHookOptions } from './test-hook.ts';

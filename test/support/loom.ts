@@ -26,6 +26,9 @@ export async function startTestLoom(label: string, overrides: Partial<LoomConfig
     metricsAddress: undefined, probeAddress: undefined,
     targetSelector: { matchLabels: { 'loom-test': label } },
     eventsQps: 1 / 300, eventsBurst: 25,
+    // Any namespace, as `--reference-namespaces=*` (the bare CLI allows none): each test file keeps its
+    // webhook Secrets and expression ConfigMaps in a namespace of its own, whose name is generated.
+    referenceNamespaces: undefined,
     ...overrides,
   };
   const stop = new AbortController();

@@ -62,6 +62,8 @@ export const TEST_PARENT_KINDS = {
   migration: { plural: 'migrations', kind: 'Migration' },
   /** The parents whose hook fails with a 100 MB message. */
   hugeError: { plural: 'hugeerrors', kind: 'HugeError' },
+  /** The parents of a controller `loom dev --kubeconfig` finds in the cluster and must not run. */
+  devOther: { plural: 'devothers', kind: 'DevOther' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

@@ -68,7 +68,6 @@ Metacontroller's way, in commandArgs.
 {{- if not (get $flags "leader-election-namespace") }}{{- $_ := set $flags "leader-election-namespace" $namespace }}{{- end }}
 {{- $reference := toString (get $flags "reference-namespaces") }}
 {{- if eq $reference "" }}{{- $_ := set $flags "reference-namespaces" $namespace }}{{- end }}
-{{- if eq $reference "*" }}{{- $_ := unset $flags "reference-namespaces" }}{{- end }}
 {{- $_ := set $flags "health-probe-bind-address" (printf ":%v" .Values.probes.port) }}
 {{- $_ := set $flags "discovery-interval" .Values.discoveryInterval }}
 {{- $_ := set $flags "cache-flush-interval" .Values.cacheFlushInterval }}
@@ -84,5 +83,25 @@ Metacontroller's way, in commandArgs.
 {{- end }}
 {{- range .Values.commandArgs }}
 - {{ . | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+The container's resources: `resources`, with a memory limit sized for loom and its evaluator processes
+when none is given (`memory.hostMiB` + jsonata-processes × 2 × jsonata-memory-limit, in MiB). `null`
+resources stay empty.
+*/}}
+{{- define "loom.resources" -}}
+{{- if kindIs "invalid" .Values.resources }}{}
+{{- else }}
+{{- $resources := deepCopy .Values.resources }}
+{{- $limits := get $resources "limits" | default dict }}
+{{- if not (get $limits "memory") }}
+{{- $processes := int (get .Values.runFlags "jsonata-processes" | default "2") }}
+{{- $heap := int (get .Values.runFlags "jsonata-memory-limit" | default "256") }}
+{{- $_ := set $limits "memory" (printf "%dMi" (add (int .Values.memory.hostMiB) (mul $processes 2 $heap))) }}
+{{- $_ := set $resources "limits" $limits }}
+{{- end }}
+{{- toYaml $resources }}
 {{- end }}
 {{- end }}
