@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRestClient, type RestClient } from './rest-client.ts';
 
 let server: Server;
@@ -33,22 +33,49 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+/**
+ * The one-minute request bounds set from now on and not yet cleared. Counted through spies on the
+ * timer functions, not the process's active timers: those include the test runner's and the HTTP
+ * server's own, which come and go on their own schedule.
+ */
+function requestBounds(): () => number {
+  const live = new Set<unknown>();
+  const set = globalThis.setTimeout;
+  const clear = globalThis.clearTimeout;
+  vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+    const timer = set(() => {
+      live.delete(timer);
+      fn();
+    }, ms);
+    if (ms === 60_000) live.add(timer);
+    return timer;
+  }));
+  vi.spyOn(globalThis, 'clearTimeout').mockImplementation((timer) => {
+    live.delete(timer);
+    clear(timer);
+  });
+  return () => live.size;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('rest client request bound', () => {
   it('leaves no timer behind once requests are answered', async () => {
-    const before = timers();
+    const unreleased = requestBounds();
     await Promise.all(Array.from({ length: 20 }, () => client.request({ method: 'GET', path: '/ok' })));
-    expect(timers()).toBe(before);
+    expect(unreleased()).toBe(0);
   });
 
   it('aborts a request its caller gives up on, and drops its timer', async () => {
-    const before = timers();
+    const unreleased = requestBounds();
     const caller = new AbortController();
     const pending = client.request({ method: 'GET', path: '/hang', signal: caller.signal });
+    await expect.poll(unreleased).toBe(1);
     caller.abort(new Error('the caller stopped'));
     await expect(pending).rejects.toThrow();
-    expect(timers()).toBe(before);
+    expect(unreleased()).toBe(0);
   });
 });
 
