@@ -5,7 +5,16 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'controllers/**/*.test.ts', 'charts/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts', 'examples/**/*.test.ts', 'controllers/**/*.test.ts', 'charts/**/*.test.ts'],
+          // A guard against hangs, not a speed target: some unit tests start a Node process, which takes
+          // seconds on a busy 2-core machine, and no test may fail because the machine is slow.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
       {
         test: {
           name: 'integration',
