@@ -9,7 +9,7 @@ import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } 
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
 import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
-import { PlanStoppedError } from './plan-stopped.ts';
+import { planStopper, PlanStoppedError } from './plan-stopped.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
 export interface AppliedRecords {
@@ -45,9 +45,8 @@ export interface ExecutePlanOptions {
   whyNotOurs: (existing: KubeObject) => string | undefined;
   logger: Logger;
   /**
-   * Asked before each write is started: why the plan's answer has gone stale (`core/stale-answer.ts`),
-   * or `undefined` to go on. Once it gives a reason, no further write is started (not even a delete),
-   * the writes in flight end, and each write not started is reported with a {@link PlanStoppedError}.
+   * Asked before each write: why the plan's answer has gone stale (`core/stale-answer.ts`), or `undefined`.
+   * Once it gives a reason no write is started (not even a delete); each is reported with a {@link PlanStoppedError}.
    */
   stopIf?: (() => string | undefined) | undefined;
 }
@@ -243,31 +242,18 @@ function turnOf(decision: ChildDecision): 'none' | 'alone' | 'together' {
   return decision.child.namespace === '' ? 'alone' : 'together';
 }
 
-/** Why a plan stopped, once it has; shared by its writes, so a stop holds for every write after it. */
-interface PlanStop {
-  reason?: string | undefined;
-}
-
-/** The reason the plan is stopped before `decision`'s write, asking `stopIf` only for a decision that writes. */
-function stopBefore(options: ExecutePlanOptions, decision: ChildDecision, stop: PlanStop): string | undefined {
-  if (stop.reason === undefined && turnOf(decision) !== 'none') stop.reason = options.stopIf?.();
-  return turnOf(decision) === 'none' ? undefined : stop.reason;
-}
-
 /** What a run of one decision shares with the others of its plan. */
 interface PlanState {
   doomed: DoomedScope[];
-  stop: PlanStop;
+  /** Why the plan stopped before a write, if it has (`plan-stopped.ts`). */
+  stoppedBefore: (writes: boolean) => string | undefined;
 }
 
-/**
- * Runs one decision, or reports it not attempted when an earlier failure doomed it or the plan was
- * stopped; records a failure that dooms others.
- */
-async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, { doomed, stop }: PlanState): Promise<ChildOutcome> {
+/** Runs one decision, or reports it not attempted (doomed by an earlier failure, or the plan stopped); records a failure that dooms others. */
+async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, { doomed, stoppedBefore }: PlanState): Promise<ChildOutcome> {
   const { kind, namespace, name } = decision.child;
   const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
-  const stopped = stopBefore(options, decision, stop);
+  const stopped = stoppedBefore(turnOf(decision) !== 'none');
   if (stopped !== undefined) return { child: decision.child, action: decision.action, error: new PlanStoppedError(what, stopped), wrote: false };
   const scope = doomed.find((d) => isDoomed(d, decision));
   if (scope) return { child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false };
@@ -296,7 +282,7 @@ async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, 
 export async function executePlan(options: ExecutePlanOptions): Promise<ChildOutcome[]> {
   const { decisions } = options;
   const outcomes: ChildOutcome[] = new Array<ChildOutcome>(decisions.length);
-  const state: PlanState = { doomed: [], stop: {} };
+  const state: PlanState = { doomed: [], stoppedBefore: planStopper(options.stopIf) };
   const inFlight = new Set<Promise<void>>();
   let probed = false;
   for (const [index, decision] of decisions.entries()) {

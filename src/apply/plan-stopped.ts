@@ -17,3 +17,17 @@ export class PlanStoppedError extends Error {
     this.reason = reason;
   }
 }
+
+/**
+ * Why a plan is stopped before its next write (`writes`: whether that decision calls the API), asking
+ * `stopIf` until it gives a reason, which then holds for every write after it; a decision that writes
+ * nothing is never stopped.
+ */
+export function planStopper(stopIf: (() => string | undefined) | undefined): (writes: boolean) => string | undefined {
+  let reason: string | undefined;
+  return (writes) => {
+    if (!writes) return undefined;
+    reason ??= stopIf?.();
+    return reason;
+  };
+}
