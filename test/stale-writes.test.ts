@@ -1,7 +1,7 @@
 /**
- * Stale writes stop (docs/running-loom.md, "Stopping"): a sync with thousands of children to write
- * stops between writes when its controller is deleted, when its parent is deleted, or when the
- * parent's spec moves on, on the real control plane. The client rate limit is low, so a sync that ran
+ * Stale writes stop (docs/running-loom.md, "Stopping"): a sync with thousands of children (or
+ * attachments) to write stops between writes when its controller is deleted or changed, when its
+ * parent is deleted, or when the parent's spec moves on, on the real control plane. The client rate limit is low, so a sync that ran
  * to its end would take minutes; each case waits for a state the old behaviour could reach only after
  * that (a second controller for the same parents starting, another parent synced by the only worker,
  * the parent converged to its new spec) and then checks that the stale sync wrote no more.
@@ -47,6 +47,22 @@ function controller(name: string, kase: string, expression = CHILDREN): KubeObje
       generateSelector: true,
       parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { case: kase } } },
       childResources: [{ apiVersion: 'v1', resource: 'configmaps' }],
+      hooks: { sync: { jsonata: { expression } } },
+    },
+  };
+}
+
+/** `MANY` attachments per target; with `fixed`, one other instead. */
+function decorator(fixed: boolean): KubeObject {
+  const expression = fixed
+    ? '{ "attachments": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": object.metadata.name & "-fixed" } }] }'
+    : `{ "attachments": [[1..${MANY}].{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": $$.object.metadata.name & "-att-" & $string($) } }] }`;
+  return {
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController',
+    metadata: { name: 'stop-decorator', labels: { 'loom-test': LABEL } },
+    spec: {
+      resources: [{ apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { case: 'decorated' } } }],
+      attachments: [{ apiVersion: 'v1', resource: 'configmaps' }],
       hooks: { sync: { jsonata: { expression } } },
     },
   };
@@ -138,5 +154,25 @@ describe('a sync whose answer goes stale stops writing', () => {
     const written = new Set(writesOf('p4-v1-').map((w) => w.name)).size;
     expect(written).toBeLessThan(MANY);
     console.log(`[stop] spec changed: last stale write ${lastWriteAfter('p4-v1-', changedAt)} ms after the change; ${written} of ${MANY} writes made`);
+  }, CASE_TIMEOUT_MS);
+
+  it("when its DecoratorController's spec changes: the old answer's attachment writes stop and the new spec is synced", async () => {
+    await clients.apply(decorator(false));
+    await clients.apply(parent('p5', 'decorated', { count: 0, tag: 'none' }));
+    await eventually(atLeast('p5-att-', 20), 'attachments being written');
+
+    const changedAt = systemClock.now();
+    await clients.apply(decorator(true));
+    await eventually(() => configMap('p5-fixed'), 'the target synced by the changed decorator', STATE_TIMEOUT_MS);
+    const written = writesOf('p5-att-').length;
+    // The old answer's attachments are deleted by the new spec's sync (not by the stop), and no more are written.
+    await eventually(async () => {
+      const left = await Promise.all(writesOf('p5-att-').map((w) => configMap(w.name)));
+      return left.every((cm) => cm === undefined || cm.metadata.deletionTimestamp !== undefined) ? true : undefined;
+    }, 'the old attachments deleted', STATE_TIMEOUT_MS);
+
+    expect(writesOf('p5-att-')).toHaveLength(written);
+    expect(written).toBeLessThan(MANY);
+    console.log(`[stop] decorator changed: last stale write ${lastWriteAfter('p5-att-', changedAt)} ms after the change; ${written} of ${MANY} writes made`);
   }, CASE_TIMEOUT_MS);
 });
