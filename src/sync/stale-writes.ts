@@ -18,6 +18,9 @@ export function stopWhenStale(synced: KubeObject, current: () => KubeObject | un
   return () => whyAnswerStale({ synced, current: current(), stopping: signal.aborted });
 }
 
+/** A sync that stopped because its answer went stale: a requeue (see {@link throwIfStopped}). */
+export class StaleSyncError extends RetryAfterError {}
+
 /**
  * Throws when the writes were stopped: a requeue, not a failure (no `SyncError`, no backoff), before
  * any status write, as a status from a stale answer over a half-applied plan would claim what is not
@@ -30,7 +33,7 @@ export function throwIfStopped(failures: readonly Error[], what: string): void {
   if (stopped.length === 0) return;
   const failed = failures.filter((f) => !(f instanceof PlanStoppedError));
   const first = stopped[0] as PlanStoppedError;
-  throw new RetryAfterError(`stopped the sync with ${stopped.length} ${what} write(s) not started: ${first.reason}; the current state is synced next`, {
+  throw new StaleSyncError(`stopped the sync with ${stopped.length} ${what} write(s) not started: ${first.reason}; the current state is synced next`, {
     retryAfterMs: 0, cause: failed.length > 0 ? writeFailures(failed, what) : first,
   });
 }
