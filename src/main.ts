@@ -44,6 +44,11 @@ export interface LoomConfig extends HostSettings {
   leaderElection?: { namespace: string; name: string; identity: string } | undefined;
   /** `--shards`: the buckets the parents are split into, and where their Leases live; absent = one replica does all. */
   sharding?: { namespace: string; group: string; identity: string; buckets: number; leaseDurationMs: number } | undefined;
+  /**
+   * `--shutdown-grace-period`: how long the drain after the stop may take before the CLI exits anyway
+   * (`engine/drain-within.ts`); default {@link DEFAULT_SHUTDOWN_GRACE_MS}.
+   */
+  shutdownGraceMs?: number | undefined;
   /** Export OpenTelemetry traces (the `OTEL_*` variables configure an OTLP exporter); `serviceVersion` is loom's version. */
   tracing?: { serviceVersion: string } | undefined;
 }
@@ -53,6 +58,12 @@ export interface LoomConfig extends HostSettings {
  * 100,000 from a broken or hostile hook is refused before it is checked, planned or written.
  */
 export const DEFAULT_MAX_CHILDREN_PER_PARENT = 10_000;
+/**
+ * Well inside the 30 s a pod gets by default (and the chart's `terminationGracePeriodSeconds`) between
+ * SIGTERM and SIGKILL, so loom ends on its own terms; syncs stop between writes, so a drain takes the
+ * writes in flight, usually well under a second.
+ */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
 /** Two, so that one runaway expression always leaves a process for every other JSONata hook. */
 export const DEFAULT_JSONATA_PROCESSES = 2;
 /** Ample for any sane expression's input and result (a hook request is at most a few MiB). */

@@ -11,6 +11,7 @@ import type { KubeObject } from '../api/object.ts';
 import type { AppliedRecord, ChildDecision } from '../core/index.ts';
 import { KubeApiError, type ApplyOptions, type ObjectRef, type ObjectWriter } from '../kube/index.ts';
 import { childKey, executePlan, WRITES_IN_FLIGHT } from './execute-plan.ts';
+import { PlanStoppedError } from './plan-stopped.ts';
 
 const child = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'web-config' };
 const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web-config', namespace: 'default' }, data: { a: '1' } };
@@ -223,5 +224,55 @@ describe('executePlan: writes in flight', () => {
     }
     await done;
     expect(turns).toEqual([['create a'], ['create b', 'create c'], ['create ns'], ['create d', 'create e']]);
+  });
+});
+
+describe('executePlan: stopped when its answer goes stale', () => {
+  /** A writer that records every write it starts and answers at once. */
+  function countingWriter() {
+    const started: string[] = [];
+    const writer = {
+      create: (obj: KubeObject) => {
+        started.push(`create ${obj.metadata.name}`);
+        return Promise.resolve(obj);
+      },
+      delete: (ref: ObjectRef) => {
+        started.push(`delete ${ref.name}`);
+        return Promise.resolve(true);
+      },
+    } as unknown as ObjectWriter;
+    return { writer, started };
+  }
+  const create = (name: string): ChildDecision =>
+    ({ action: 'create', child: { ...child, name }, object: { ...desired, metadata: { name, namespace: 'default' } } });
+  const remove = (name: string): ChildDecision => ({ action: 'delete', child: { ...child, name }, uid: `uid-${name}` });
+
+  it('starts no write once stopIf gives a reason, and reports every write not started as stopped', async () => {
+    const counting = countingWriter();
+    const decisions = [...Array.from({ length: 40 }, (_, i) => create(`c${i}`)), remove('old')];
+    const outcomes = await executePlan({
+      decisions, writer: counting.writer, fieldManager: 'loom', applyStrategy: 'dynamic-apply', records: new Map(),
+      observedOf: () => undefined, whyNotOurs: () => undefined, logger: pino({ level: 'silent' }),
+      // Stale from the moment the 12th write has started.
+      stopIf: () => (counting.started.length >= 12 ? 'the object was deleted' : undefined),
+    });
+    expect(counting.started).toHaveLength(12);
+    // The delete the plan held is not made either: a stop never deletes anything.
+    expect(counting.started).not.toContain('delete old');
+    expect(outcomes.filter((o) => o.wrote)).toHaveLength(12);
+    const stopped = outcomes.filter((o) => o.error instanceof PlanStoppedError);
+    expect(stopped).toHaveLength(decisions.length - 12);
+    expect(stopped.every((o) => !o.wrote && o.error?.message.includes('the object was deleted'))).toBe(true);
+  });
+
+  it('runs to the end while stopIf says nothing', async () => {
+    const counting = countingWriter();
+    const decisions = Array.from({ length: 20 }, (_, i) => create(`c${i}`));
+    const outcomes = await executePlan({
+      decisions, writer: counting.writer, fieldManager: 'loom', applyStrategy: 'dynamic-apply', records: new Map(),
+      observedOf: () => undefined, whyNotOurs: () => undefined, logger: pino({ level: 'silent' }), stopIf: () => undefined,
+    });
+    expect(counting.started).toHaveLength(20);
+    expect(outcomes.every((o) => o.wrote && !o.error)).toBe(true);
   });
 });

@@ -9,6 +9,7 @@ import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } 
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
 import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
+import { planStopper, PlanStoppedError } from './plan-stopped.ts';
 
 /** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
 export interface AppliedRecords {
@@ -43,6 +44,11 @@ export interface ExecutePlanOptions {
    */
   whyNotOurs: (existing: KubeObject) => string | undefined;
   logger: Logger;
+  /**
+   * Asked before each write: why the plan's answer has gone stale (`core/stale-answer.ts`), or `undefined`.
+   * Once it gives a reason no write is started (not even a delete); each is reported with a {@link PlanStoppedError}.
+   */
+  stopIf?: (() => string | undefined) | undefined;
 }
 
 /** The key of a child in {@link AppliedRecords}. */
@@ -236,10 +242,19 @@ function turnOf(decision: ChildDecision): 'none' | 'alone' | 'together' {
   return decision.child.namespace === '' ? 'alone' : 'together';
 }
 
-/** Runs one decision, or reports it not attempted when an earlier failure doomed it; records a failure that dooms others. */
-async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, doomed: DoomedScope[]): Promise<ChildOutcome> {
+/** What a run of one decision shares with the others of its plan. */
+interface PlanState {
+  doomed: DoomedScope[];
+  /** Why the plan stopped before a write, if it has (`plan-stopped.ts`). */
+  stoppedBefore: (writes: boolean) => string | undefined;
+}
+
+/** Runs one decision, or reports it not attempted (doomed by an earlier failure, or the plan stopped); records a failure that dooms others. */
+async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, { doomed, stoppedBefore }: PlanState): Promise<ChildOutcome> {
   const { kind, namespace, name } = decision.child;
   const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+  const stopped = stoppedBefore(turnOf(decision) !== 'none');
+  if (stopped !== undefined) return { child: decision.child, action: decision.action, error: new PlanStoppedError(what, stopped), wrote: false };
   const scope = doomed.find((d) => isDoomed(d, decision));
   if (scope) return { child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false };
   try {
@@ -262,18 +277,18 @@ async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, 
  * reported as failed with the failure that doomed it. Going alone until a create or update has been
  * answered means the commonest doom, every child in one namespace that is going away, costs one
  * refused write, as when writes went one by one; a doom found later may also fail the few writes
- * already in flight beside it.
+ * already in flight beside it. A plan whose answer goes stale (`stopIf`) starts no write after that.
  */
 export async function executePlan(options: ExecutePlanOptions): Promise<ChildOutcome[]> {
   const { decisions } = options;
   const outcomes: ChildOutcome[] = new Array<ChildOutcome>(decisions.length);
-  const doomed: DoomedScope[] = [];
+  const state: PlanState = { doomed: [], stoppedBefore: planStopper(options.stopIf) };
   const inFlight = new Set<Promise<void>>();
   let probed = false;
   for (const [index, decision] of decisions.entries()) {
     const turn = turnOf(decision);
     // Started only when its turn comes: `executeOne` checks for dooms, then writes.
-    const run = (): Promise<void> => executeOne(options, decision, doomed).then((outcome) => void (outcomes[index] = outcome));
+    const run = (): Promise<void> => executeOne(options, decision, state).then((outcome) => void (outcomes[index] = outcome));
     if (turn === 'none') {
       await run();
       continue;

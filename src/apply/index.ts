@@ -4,3 +4,4 @@
  */
 export { executePlan, childKey, type AppliedRecords, type ChildOutcome, type ExecutePlanOptions } from './execute-plan.ts';
 export { NotAttemptedError } from './doomed-writes.ts';
+export { PlanStoppedError } from './plan-stopped.ts';

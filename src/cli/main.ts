@@ -7,9 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { pino, type Logger } from 'pino';
-import { runLoom } from '../main.ts';
+import { DEFAULT_SHUTDOWN_GRACE_MS, runLoom } from '../main.ts';
 import { createRestClient, loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeEnvironment } from '../kube/index.ts';
-import { systemClock } from '../engine/index.ts';
+import { drainWithin, systemClock } from '../engine/index.ts';
 import { formatError } from './format-error.ts';
 import { FlagError, parseGoFlags } from './go-flags.ts';
 import { logSettings } from './log-settings.ts';
@@ -49,15 +49,27 @@ function logger(values: ReadonlyMap<string, string>): Logger {
   return rootLogger(level, format === 'text' ? textLogStream(process.stderr, colors) : pino.destination(2));
 }
 
+/**
+ * `loom run` until SIGTERM or SIGINT, then a drain bounded by `--shutdown-grace-period`. Whatever still
+ * runs past the bound (a write the API server never answers) must not outlive it: the process exits
+ * then, and the Leases it did not let go expire on their own, so no other replica ever overlaps it.
+ */
+async function run(values: ReadonlyMap<string, string>): Promise<number> {
+  const config = runConfig(values, await replicaIdentity(), kubeEnvironment());
+  if (tracesWanted(process.env)) config.tracing = { serviceVersion: await loomVersion() };
+  const log = logger(values);
+  const signal = abortOnSignals();
+  const running = await runLoom({ config, logger: log, signal });
+  const graceMs = config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+  if (await drainWithin(running.done, signal, { clock: systemClock, graceMs }) === 'drained') return 0;
+  log.error({ graceMs }, 'did not stop within --shutdown-grace-period; exiting anyway');
+  process.exit(1);
+}
+
 async function command(name: string, values: ReadonlyMap<string, string>, args: readonly string[]): Promise<number> {
   switch (name) {
-    case 'run': {
-      const config = runConfig(values, await replicaIdentity(), kubeEnvironment());
-      if (tracesWanted(process.env)) config.tracing = { serviceVersion: await loomVersion() };
-      const running = await runLoom({ config, logger: logger(values), signal: abortOnSignals() });
-      await running.done;
-      return 0;
-    }
+    case 'run':
+      return run(values);
     case 'install-crds': {
       const client = createRestClient({ kubeConfig: loadKubeConfig({ path: values.get('kubeconfig'), context: values.get('context'), environment: kubeEnvironment() }) });
       const { installCrds } = await import('./install-crds.ts');

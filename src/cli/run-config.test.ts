@@ -10,7 +10,7 @@ describe('runConfig', () => {
       kubeconfig: undefined, context: undefined, workers: 5, discoveryIntervalMs: 30_000, cacheFlushIntervalMs: 1_800_000, clientQps: 5, clientBurst: 10,
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
-      referenceNamespaces: [], maxChildrenPerParent: 10_000, jsonataProcesses: 2, jsonataMemoryMiB: 256,
+      referenceNamespaces: [], maxChildrenPerParent: 10_000, jsonataProcesses: 2, jsonataMemoryMiB: 256, shutdownGraceMs: 20_000,
     });
   });
 
@@ -33,6 +33,7 @@ describe('runConfig', () => {
     [['--jsonata-processes', '0'], '--jsonata-processes: "0" is not a number ≥ 1'],
     [['--jsonata-processes', '1.5'], '--jsonata-processes: "1.5" is not a whole number'],
     [['--jsonata-memory-limit', '16'], '--jsonata-memory-limit: "16" is not a number ≥ 32'],
+    [['--shutdown-grace-period', 'a while'], '--shutdown-grace-period:'],
     [['--leader-election'], '--leader-election-namespace is required outside a cluster'],
     [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
     [['--shards', '16'], '--shards: --leader-election-namespace (where the shard Leases live) is required outside a cluster'],
@@ -41,6 +42,12 @@ describe('runConfig', () => {
     [['--shards', '4', '--leader-election-namespace', 'x', '--shard-lease-duration', '1s'], '--shard-lease-duration: must be at least 3s'],
   ])('names the flag in the error for %j', (args, message) => {
     expect(() => config(...args)).toThrow(message);
+  });
+});
+
+describe('--shutdown-grace-period', () => {
+  it('reads a Go duration', () => {
+    expect(config('--shutdown-grace-period', '45s').shutdownGraceMs).toBe(45_000);
   });
 });
 

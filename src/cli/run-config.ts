@@ -42,6 +42,7 @@ export const RUN_FLAGS = {
   'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in (webhook credentials, expression ConfigMaps); empty: none; "*": any, as Metacontroller'],
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in'],
+  'shutdown-grace-period': ['string', '20s', 'after SIGTERM, how long syncs in flight may take to stop before loom exits anyway; below the pod\'s terminationGracePeriodSeconds'],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB), 'V8 heap limit of each evaluator process, in MiB'],
 } as const satisfies Record<string, readonly ['string' | 'bool', string, string]>;
 
@@ -151,5 +152,6 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     maxChildrenPerParent: integer(values, 'max-children-per-parent', 0),
     jsonataProcesses: integer(values, 'jsonata-processes', 1),
     jsonataMemoryMiB: integer(values, 'jsonata-memory-limit', 32),
+    shutdownGraceMs: withFlag('shutdown-grace-period', () => parseDuration(get(values, 'shutdown-grace-period'))),
   };
 }

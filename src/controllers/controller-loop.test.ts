@@ -10,6 +10,7 @@ import { MAX_MESSAGE_CHARS, type KubeObject } from '../api/index.ts';
 import { NO_TRACING, WorkQueue, type ReconcileResult } from '../engine/index.ts';
 import { manualClock, settle } from '../engine/manual-clock.test-support.ts';
 import { KubeApiError } from '../kube/index.ts';
+import { StaleSyncError } from '../sync/stale-writes.ts';
 import { runControllerLoop } from './controller-loop.ts';
 import type { Host } from './host.ts';
 
@@ -17,6 +18,8 @@ const object = (key: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMa
 
 function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: { resyncPeriodMs?: number; logger?: Logger } = {}) {
   const clock = manualClock();
+  const logged: string[] = [];
+  const logger = options.logger ?? pino({ level: 'info' }, { write: (line: string) => void logged.push((JSON.parse(line) as { msg: string }).msg) });
   const events: string[] = [];
   const results: string[] = [];
   const calls: string[] = [];
@@ -30,14 +33,14 @@ function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: {
   const queue = new WorkQueue({ clock });
   let released = false;
   const running = runControllerLoop({
-    host, labels: { controller: 'c', type: 'CompositeController' }, logger: options.logger ?? pino({ level: 'silent' }), queue, keyName: (key) => key,
+    host, labels: { controller: 'c', type: 'CompositeController' }, logger, queue, keyName: (key) => key,
     reconcile: (key) => (calls.push(key), reconcile(key)),
     keys: () => ['a', 'b'],
     objectOf: object,
     resyncPeriodMs: options.resyncPeriodMs,
     release: () => (released = true),
   });
-  return { clock, queue, events, results, calls, running, released: () => released };
+  return { clock, queue, events, results, calls, running, logged, released: () => released };
 }
 
 describe('runControllerLoop', () => {
@@ -118,5 +121,22 @@ describe('runControllerLoop', () => {
     await stopping;
     expect(loop.released()).toBe(true);
     expect(loop.events).toEqual([]);
+  });
+
+  it('says why a sync stopped as stale, queues it again at once, and records no SyncError', async () => {
+    let first = true;
+    const loop = loopOf(() => {
+      if (!first) return Promise.resolve({});
+      first = false;
+      return Promise.reject(new StaleSyncError("stopped the sync with 10 child write(s) not started: the object's spec changed (generation 1 → 2)", { retryAfterMs: 0 }));
+    });
+    loop.queue.add('a');
+    await settle();
+    await settle();
+    expect(loop.calls).toEqual(['a', 'a']);
+    expect(loop.results).toEqual(['requeue', 'success']);
+    expect(loop.events).toEqual([]);
+    expect(loop.logged).toContain("stopped the sync with 10 child write(s) not started: the object's spec changed (generation 1 → 2)");
+    await loop.running.stop();
   });
 });

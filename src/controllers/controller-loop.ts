@@ -11,6 +11,7 @@ import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../ku
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 import { parentsInShard } from './shard-scope.ts';
+import { StaleSyncError } from '../sync/stale-writes.ts';
 
 /** A running controller. */
 export interface RunningController {
@@ -147,12 +148,15 @@ function quietRetries(err: unknown): never {
 }
 
 /**
- * Metrics for every reconcile; one log line and a `SyncError` event on the object for each failure —
+ * Metrics for every reconcile; an info line for a sync stopped as stale (`sync/stale-writes.ts`); a
+ * single log line and a `SyncError` event on the object for each failure —
  * except a sync cut short because the controller is stopping (a restart, a shutdown), which is not the
  * object's fault.
  */
 function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal): void {
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
+  // Said once per stop, so an operator sees why a parent's sync ended early and that it is synced again.
+  if (outcome.error instanceof StaleSyncError) options.logger.info({ key: options.keyName(outcome.key) }, outcome.error.message);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
   if (stopping.aborted) {
     options.logger.debug({ key: options.keyName(outcome.key), err: outcome.error }, 'sync cut short by the controller stopping');

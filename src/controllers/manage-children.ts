@@ -32,6 +32,8 @@ export interface ChildManager {
    * `undefined` when it is (see `core/taken-name.ts`): a child, or an attachment, by its own rules.
    */
   whyNotOurs: (existing: KubeObject) => string | undefined;
+  /** Asked before each write: why the answer has gone stale, so no further write is started (`apply/plan-stopped.ts`). */
+  stopIf?: (() => string | undefined) | undefined;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   }, SLICE_CHILDREN));
   const outcomes = await executePlan({
     decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
-    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs,
+    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, stopIf: manager.stopIf,
   });
   for (const outcome of outcomes) if (outcome.wrote && !outcome.error) manager.host.metrics.applied(manager.labels, outcome.action);
   return outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));

@@ -5,6 +5,7 @@
 export { nextTurn, systemClock, type Clock } from './clock.ts';
 export { createFairThrottle, type FairThrottle } from './fair-throttle.ts';
 export { createDroppingThrottle, type DroppingThrottle, type DroppingThrottleOptions, type Place } from './dropping-throttle.ts';
+export { drainWithin, type DrainBound, type DrainOutcome } from './drain-within.ts';
 export { errorChain } from './error-chain.ts';
 export { engineErrorOf, RetryAfterError, TerminalError, type RetryAfterOptions } from './errors.ts';
 export {

@@ -171,7 +171,7 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       if (call.finalizing) recorded.finalized = response.finalized;
       return response;
     },
-    manageChildren: async (_obj, _selector, desired) => {
+    manageChildren: async ({ desired }) => {
       recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], types: recorded.types ?? [] });
       return [];
     },

@@ -20,6 +20,17 @@ export interface ParentCall {
   related?: TypedObjects | undefined;
 }
 
+/** What the children are written toward, and when to stop writing. */
+export interface ChildWrites {
+  /** The parent the hook answered about: the children are owned by it. */
+  parent: KubeObject;
+  selector: LabelSelector;
+  desired: KubeObject[];
+  claimed: KubeObject[];
+  /** Asked before each write: why the answer has gone stale (no further write then), or `undefined`. */
+  stopIf: () => string | undefined;
+}
+
 /** The steps of a sync that read or write. */
 export interface CompositeSyncPorts {
   /** The cached parent of `key`; `undefined` once it is gone. */
@@ -32,8 +43,11 @@ export interface CompositeSyncPorts {
   claimChildren(parent: KubeObject, selector: LabelSelector): Promise<KubeObject[]>;
   /** The hook's answer, its children validated and completed (one call, or one per revision while rolling). */
   answer(call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse>;
-  /** Creates, updates and deletes children toward `desired`; resolves the writes that failed. */
-  manageChildren(parent: KubeObject, selector: LabelSelector, desired: KubeObject[], claimed: KubeObject[]): Promise<Error[]>;
+  /**
+   * Creates, updates and deletes children toward `desired`; resolves the writes that failed, a
+   * `PlanStoppedError` for each write not started once `stopIf` gave a reason.
+   */
+  manageChildren(writes: ChildWrites): Promise<Error[]>;
   /** Writes the parent's status from the hook's; `observedGeneration` moves only when `childrenWritten`. */
   writeStatus(parent: KubeObject, hookStatus: { [key: string]: Json } | null, childrenWritten: boolean): Promise<void>;
 }

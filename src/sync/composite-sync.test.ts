@@ -8,6 +8,8 @@ import { parseCompositeController, type CompositeController, type CompositeHookR
 import { withField } from '../api/testdata/load.test-support.ts';
 import { minimalComposite } from '../api/testdata/manifests.test-support.ts';
 import { finalizerName } from '../core/index.ts';
+import { PlanStoppedError } from '../apply/index.ts';
+import { RetryAfterError } from '../engine/index.ts';
 import type { ParentCall } from './composite-ports.ts';
 import { syncParent } from './composite-sync.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
@@ -34,7 +36,7 @@ interface Fakes {
 }
 
 /** Ports over one cached parent that record each call; `fail` makes one step throw, `answer` is the hook's. */
-function fakePorts(parent: KubeObject | undefined, options: { fail?: string; answer?: Partial<CompositeHookResponse>; writeFailures?: Error[] } = {}): Fakes {
+function fakePorts(parent: KubeObject | undefined, options: { fail?: string; answer?: Partial<CompositeHookResponse>; writeFailures?: Error[]; stopIfs?: (() => string | undefined)[] } = {}): Fakes {
   const calls: string[] = [];
   const hookCalls: ParentCall[] = [];
   const step = <T>(name: string, result: T): Promise<T> => {
@@ -53,14 +55,17 @@ function fakePorts(parent: KubeObject | undefined, options: { fail?: string; ans
       hookCalls.push(call);
       return step(call.finalizing ? 'finalize hook' : 'sync hook', { children: [child], status: { ok: true }, resyncAfterSeconds: 0, finalized: false, ...options.answer });
     },
-    manageChildren: () => step('manage children', options.writeFailures ?? []),
+    manageChildren: (writes) => {
+      options.stopIfs?.push(writes.stopIf);
+      return step('manage children', options.writeFailures ?? []);
+    },
     writeStatus: (_parent, _status, childrenWritten) => step(`status (${childrenWritten ? 'converged' : 'not converged'})`, undefined),
   };
   return { calls, hookCalls, ports };
 }
 
-const sync = (controller: CompositeController, fakes: Fakes) =>
-  syncParent({ controller, finalizer: finalizerName(controller.name) }, fakes.ports, 'ns/w', new AbortController().signal);
+const sync = (controller: CompositeController, fakes: Fakes, signal = new AbortController().signal) =>
+  syncParent({ controller, finalizer: finalizerName(controller.name) }, fakes.ports, 'ns/w', signal);
 
 describe('syncParent', () => {
   it('does nothing for a parent that is gone', async () => {
@@ -125,5 +130,32 @@ describe('syncParent', () => {
   it('asks to be synced again after the hook\'s resyncAfterSeconds', async () => {
     const fakes = fakePorts(parentNamed('w'), { answer: { resyncAfterSeconds: 2.5 } });
     expect(await sync(plain, fakes)).toEqual({ requeueAfterMs: 2_500 });
+  });
+
+  describe('a sync whose answer goes stale while its children are written', () => {
+    it('has the child writes stop once the cached parent\'s spec moves past the one the hook answered, or the controller stops', async () => {
+      let cached = parentNamed('w');
+      const stopIfs: (() => string | undefined)[] = [];
+      const fakes = fakePorts(undefined, { stopIfs });
+      fakes.ports.parent = () => cached;
+      const stopping = new AbortController();
+      await sync(plain, fakes, stopping.signal);
+      const stopIf = stopIfs[0]!;
+      expect(stopIf()).toBeUndefined();
+      cached = parentNamed('w', { generation: 2 });
+      expect(stopIf()).toBe("the object's spec changed (generation 1 → 2)");
+      cached = parentNamed('w');
+      stopping.abort();
+      expect(stopIf()).toBe('the controller is stopping');
+    });
+
+    it('ends a stopped sync with a requeue and no status write: a half-applied stale plan never claims convergence', async () => {
+      const stopped = new PlanStoppedError('create Pod ns/p', 'the object was deleted');
+      const fakes = fakePorts(parentNamed('w'), { writeFailures: [new Error('create Pod ns/q failed'), stopped] });
+      const result = sync(plain, fakes);
+      await expect(result).rejects.toBeInstanceOf(RetryAfterError);
+      await expect(result).rejects.toThrow('the object was deleted');
+      expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'manage children']);
+    });
   });
 });

@@ -4,12 +4,14 @@
  * child writes, status. Reads come from the caches; the only uncached reads are the parent check before
  * an adoption and, when a create finds a child's name taken, the read of the object holding it. No child
  * is created, changed or deleted before the hook's answer has been validated, so a failing or garbled
- * hook never deletes a child. Written against {@link CompositeSyncPorts}: the cluster's in controllers/composite/live-ports.ts.
+ * hook never deletes a child. The child writes stop when the answer goes stale (`stale-writes.ts`);
+ * such a sync writes no status and is requeued. Written against {@link CompositeSyncPorts}: the cluster's in controllers/composite/live-ports.ts.
  */
 import { matchesSelector, type CompositeController, type KubeObject } from '../api/index.ts';
 import { afterFinalize, decideLifecycle, parentSelector, type LifecycleDecision } from '../core/index.ts';
 import type { ReconcileResult } from '../engine/index.ts';
 import { writeFailures } from './write-failures.ts';
+import { stopWhenStale, throwIfStopped } from './stale-writes.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
 
 /** The controller a sync is for: its spec and its finalizer's name. */
@@ -40,7 +42,10 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
     if (after.removeFinalizer) parent = await ports.setFinalizer(parent, false);
     manage = after.manageChildren;
   }
-  const failures = manage ? await ports.manageChildren(parent, selector, response.children, claimed) : [];
+  // The writes stop once the answer is stale: the controller stops, the parent goes or its spec moves.
+  const stopIf = stopWhenStale(parent, () => ports.parent(key), signal);
+  const failures = manage ? await ports.manageChildren({ parent, selector, desired: response.children, claimed, stopIf }) : [];
+  throwIfStopped(failures, 'child');
   await ports.writeStatus(parent, response.status, failures.length === 0);
   if (failures.length > 0) throw writeFailures(failures, 'child');
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};

@@ -39,6 +39,9 @@ export interface DecoratorSyncPorts<K> {
   answer(call: TargetCall, signal: AbortSignal): Promise<DecoratorHookResponse>;
   /** Writes what the hook asked of the target itself (labels, annotations, status, finalizer). */
   writeTarget(writes: TargetWrites): Promise<void>;
-  /** Creates, updates and deletes attachments toward `desired`; resolves the writes that failed. */
-  manageAttachments(target: KubeObject, desired: KubeObject[], observed: KubeObject[]): Promise<Error[]>;
+  /**
+   * Creates, updates and deletes attachments toward `desired`; resolves the writes that failed, a
+   * `PlanStoppedError` for each write not started once `stopIf` (asked before each write) gave a reason.
+   */
+  manageAttachments(target: KubeObject, desired: KubeObject[], observed: KubeObject[], stopIf: () => string | undefined): Promise<Error[]>;
 }

@@ -10,6 +10,8 @@ import { minimalDecorator } from '../api/testdata/manifests.test-support.ts';
 import type { TargetWrites } from '../core/index.ts';
 import type { DecoratorSyncPorts } from './decorator-ports.ts';
 import { syncTarget } from './decorator-sync.ts';
+import { PlanStoppedError } from '../apply/index.ts';
+import { RetryAfterError } from '../engine/index.ts';
 
 function controllerOf(manifest: unknown): DecoratorController {
   const parsed = parseDecoratorController(manifest);
@@ -25,7 +27,7 @@ const target = (metadata: Partial<KubeObject['metadata']> = {}): KubeObject =>
 const attachment = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-0', namespace: 'ns' } };
 
 /** Ports over one target that record each call; `fail` makes one step throw, `answer` is the hook's. */
-function fakePorts(found: KubeObject | undefined, options: { selected?: boolean; fail?: string; answer?: Partial<DecoratorHookResponse>; writeFailures?: Error[] } = {}) {
+function fakePorts(found: KubeObject | undefined, options: { selected?: boolean; fail?: string; answer?: Partial<DecoratorHookResponse>; writeFailures?: Error[]; stopIfs?: (() => string | undefined)[] } = {}) {
   const calls: string[] = [];
   const writes: TargetWrites[] = [];
   const step = <T>(name: string, result: T): Promise<T> => {
@@ -43,7 +45,10 @@ function fakePorts(found: KubeObject | undefined, options: { selected?: boolean;
       labels: { decorated: 'yes' }, annotations: {}, status: null, attachments: [attachment], resyncAfterSeconds: 0, finalized: false, ...options.answer,
     }),
     writeTarget: (planned) => (writes.push(planned), step('write target', undefined)),
-    manageAttachments: () => step('manage attachments', options.writeFailures ?? []),
+    manageAttachments: (_target, _desired, _observed, stopIf) => {
+      options.stopIfs?.push(stopIf);
+      return step('manage attachments', options.writeFailures ?? []);
+    },
   };
   return { calls, writes, ports };
 }
@@ -92,5 +97,25 @@ describe('syncTarget', () => {
     await sync(withFinalize, fakes.ports);
     expect(fakes.calls).toEqual(['related', 'attachments', 'finalize hook', 'write target']);
     expect(fakes.writes[0]?.target.metadata.finalizers).toEqual([]);
+  });
+
+  it('has the attachment writes stop once the target is deleted or the controller stops', async () => {
+    const stopIfs: (() => string | undefined)[] = [];
+    const fakes = fakePorts(target(), { stopIfs });
+    const stopping = new AbortController();
+    await syncTarget({ controller: plain, finalizer: FINALIZER }, fakes.ports, 'ns/web', stopping.signal);
+    const stopIf = stopIfs[0]!;
+    expect(stopIf()).toBeUndefined();
+    fakes.ports.target = () => undefined;
+    expect(stopIf()).toBe('the object was deleted');
+    stopping.abort();
+    expect(stopIf()).toBe('the controller is stopping');
+  });
+
+  it('ends a sync whose attachment writes were stopped with a requeue, not a failure', async () => {
+    const fakes = fakePorts(target(), { writeFailures: [new PlanStoppedError('create Service ns/web-0', 'the controller is stopping')] });
+    const result = sync(plain, fakes.ports);
+    await expect(result).rejects.toBeInstanceOf(RetryAfterError);
+    await expect(result).rejects.toThrow('the controller is stopping');
   });
 });

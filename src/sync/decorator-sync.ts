@@ -10,6 +10,7 @@ import type { DecoratorController } from '../api/index.ts';
 import { afterFinalize, decideLifecycle, planTargetWrites } from '../core/index.ts';
 import type { ReconcileResult } from '../engine/index.ts';
 import { writeFailures } from './write-failures.ts';
+import { stopWhenStale, throwIfStopped } from './stale-writes.ts';
 import type { DecoratorSyncPorts } from './decorator-ports.ts';
 
 /** The decorator a sync is for: its spec and its finalizer's name. */
@@ -35,7 +36,10 @@ export async function syncTarget<K>(sync: DecoratorSyncController, ports: Decora
   const response = await ports.answer({ target: obj, observed, finalizing, related }, signal);
   const after = finalizing ? afterFinalize({ parent: obj, finalized: response.finalized, manageChildren: lifecycle.manageChildren }) : { removeFinalizer: false, manageChildren: lifecycle.manageChildren };
   await ports.writeTarget(planTargetWrites(obj, response, { finalizer: sync.finalizer, removeFinalizer: after.removeFinalizer, statusSubresource: found.statusSubresource }));
-  const failures = after.manageChildren ? await ports.manageAttachments(obj, response.attachments, observed) : [];
+  // The attachment writes stop once the answer is stale: the controller stops, the target goes or its spec moves.
+  const stopIf = stopWhenStale(obj, () => ports.target(key)?.object, signal);
+  const failures = after.manageChildren ? await ports.manageAttachments(obj, response.attachments, observed, stopIf) : [];
+  throwIfStopped(failures, 'attachment');
   if (failures.length > 0) throw writeFailures(failures, 'attachment');
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
 }

@@ -58,6 +58,10 @@ export const TEST_PARENT_KINDS = {
   chart: { plural: 'chartparents', kind: 'ChartParent' },
   /** The parents and decorator targets of the field-manager test. */
   managed: { plural: 'manageds', kind: 'Managed' },
+  /** The parents of the stop tests: a deleted controller or parent, a newer spec, SIGTERM mid-sync. */
+  stopping: { plural: 'stoppings', kind: 'Stopping' },
+  /** The parents of the `loom run` SIGTERM test. */
+  terminated: { plural: 'terminateds', kind: 'Terminated' },
   /** The parents of the migration-from-Metacontroller test. */
   migration: { plural: 'migrations', kind: 'Migration' },
   /** The parents whose hook fails with a 100 MB message. */

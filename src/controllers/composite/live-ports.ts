@@ -77,9 +77,9 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     setFinalizer: (parent, present) => setFinalizer(ctx, parent, present),
     claimChildren: (parent, selector) => claimForParent(ctx, parent, selector, ctx.children),
     answer: (call, signal) => answer(ctx, call, signal),
-    manageChildren: (parent, selector, desired, claimed) => {
+    manageChildren: ({ parent, selector, desired, claimed, stopIf }) => {
       const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
-      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs }, desired, claimed);
+      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf }, desired, claimed);
     },
     writeStatus: (parent, status, childrenWritten) => writeStatus(ctx, parent, status, childrenWritten),
   };

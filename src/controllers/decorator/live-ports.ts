@@ -71,9 +71,9 @@ export function livePorts(ctx: DecoratorContext): DecoratorSyncPorts<TargetKey> 
     attachments: (target) => observedAttachments(ctx, target),
     answer: (call, signal) => answer(ctx, call, signal),
     writeTarget: (writes) => writeTarget(ctx, writes),
-    manageAttachments: (target, desired, observed) => {
+    manageAttachments: (target, desired, observed, stopIf) => {
       const whyNotOurs = (existing: KubeObject) => whyNotAttachment({ target, controllerName: ctx.controller.name, existing });
-      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs }, desired, observed);
+      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs, stopIf }, desired, observed);
     },
   };
 }
