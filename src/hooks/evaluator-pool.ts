@@ -14,9 +14,16 @@
  *   watchdog checks every `graceMs / 2`, so a kill comes within `timeoutMs + 1.5 × graceMs`;
  * - memory: `heapMiB` per process; a process that dies of it (or of any other crash) fails just the
  *   call it was running, with the reason read from its last words on stderr;
- * - fairness: an expression (one hook of one controller) runs on one process at a time, and
- *   expressions waiting for a process take turns. So a runaway expression holds one process at most,
- *   and with `processes` ≥ 2 every other expression keeps a process to run on;
+ * - fairness: an expression (one hook of one controller) runs on one process at a time; controllers
+ *   (the authors, `owner`) take turns for free processes, and none holds more than `processes − 1`
+ *   (`evaluator-fairness.ts`). When every process is busy, a call of a controller that holds none
+ *   waits at most a quarter of its own budget: then the call that has run longest (at least as long)
+ *   is stopped to make room. The guarantee: a call of a controller that holds no process starts
+ *   within `timeoutMs / 4 + graceMs / 2` plus the start of a process (0.1–0.3 s), however many
+ *   controllers run away and whatever their budgets; its latency is that plus its own run. Measured
+ *   by `bench/evaluator-fairness.ts`. The price: while more controllers are busy than there are
+ *   processes, a call that runs longer than a waiting call's patience may be cut short (it fails,
+ *   and its sync is retried with backoff; it counts no strike);
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
  * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
@@ -31,7 +38,8 @@
  * which never started, go back to the front of the queue.
  */
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
-import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
+import { whoMakesRoom, whoseTurn, type Owner, type Running } from './evaluator-fairness.ts';
+import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd, type StopReason } from './evaluator-process.ts';
 import { strikeBook, type StrikeBook } from './evaluator-strikes.ts';
 
 /** The evaluator's outcome of one call. */
@@ -57,6 +65,8 @@ export interface EvaluatorPoolOptions {
   /** How long past its budget a call may run before its process is killed. */
   graceMs: number;
   clock: PoolClock;
+  /** Starts one evaluator process; tests pass fakes. Default: {@link startEvaluatorProcess}. */
+  start?: typeof startEvaluatorProcess | undefined;
 }
 
 /** One expression, compiled in every evaluator that runs it. */
@@ -73,7 +83,11 @@ export interface PooledExpression {
 
 /** The processes that evaluate every JSONata hook of one loom. */
 export interface EvaluatorPool {
-  define(definition: ExpressionDefinition): PooledExpression;
+  /**
+   * Defines an expression of controller `owner` (e.g. `CompositeController/web`), whose expressions
+   * share one fair share of the processes; without one, the expression is a controller of its own.
+   */
+  define(definition: ExpressionDefinition, owner?: string): PooledExpression;
   /** Kills every process and rejects every waiting and running call. Idempotent. */
   close(): void;
 }
@@ -84,6 +98,8 @@ interface Call {
   request: unknown;
   /** Whose input this is (the parent), for the strike book. */
   key: string;
+  /** When it began to wait. */
+  since: number;
   settle(answer: EvaluatorAnswer): void;
   fail(error: Error): void;
 }
@@ -91,11 +107,17 @@ interface Call {
 interface Expression {
   id: number;
   definition: ExpressionDefinition;
+  owner: SharedOwner;
   waiting: Call[];
   /** The process its calls are on, while any are. */
   on: Evaluator | undefined;
   forgotten: boolean;
   strikes: StrikeBook;
+}
+
+/** A controller, and how many of its expressions are defined (it leaves the pool with the last). */
+interface SharedOwner extends Owner {
+  expressions: number;
 }
 
 interface Sent {
@@ -111,8 +133,8 @@ interface Evaluator {
   sent: Sent[];
   /** When the oldest sent call started running. */
   startedAt: number;
-  /** Set when the pool killed the process for overrunning the deadline. */
-  timedOut: boolean;
+  /** Set when the pool killed the process: its call overran the deadline, or made room. */
+  stopped: StopReason | undefined;
 }
 
 /** A pool with no process yet; see the module comment. */
@@ -125,6 +147,8 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   let watching = false;
   let nextId = 0;
   let nextCall = 0;
+  let nextServed = 0;
+  const owners = new Map<string, SharedOwner>();
 
   const takeTurn = (expression: Expression): void => {
     if (expression.on === undefined && expression.waiting.length > 0 && !turns.includes(expression)) turns.push(expression);
@@ -149,19 +173,37 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     watch();
   };
 
+  /** The busy processes, as the fairness rules see them. */
+  const running = (): Running[] => [...evaluators].flatMap((e) => {
+    const sent = e.sent[0];
+    return sent === undefined ? [] : [{ owner: sent.call.expression.owner, since: e.startedAt }];
+  });
+  const waitingNow = () => turns.map((expression) => ({ expression, owner: expression.owner, timeoutMs: expression.definition.timeoutMs, since: expression.waiting[0]!.since }));
+
+  /** The expression whose turn it is, out of the turns; `undefined` when each waiting one's controller holds its share. */
+  const takeNextTurn = (): Expression | undefined => {
+    const next = whoseTurn(waitingNow(), running(), most)?.expression;
+    if (next !== undefined) {
+      leaveTurns(next);
+      next.owner.lastServed = ++nextServed;
+    }
+    return next;
+  };
+
   function dispatch(): void {
     if (closed) return;
     for (const evaluator of evaluators) {
       const current = evaluator.sent[0]?.call.expression;
       if (current !== undefined) sendAhead(evaluator, current);
-      else if (evaluator.ready && turns.length > 0) {
-        const expression = turns.shift()!;
+      else if (evaluator.ready && evaluator.stopped === undefined) {
+        const expression = takeNextTurn();
+        if (expression === undefined) continue;
         expression.on = evaluator;
         sendAhead(evaluator, expression);
       }
     }
     const starting = [...evaluators].filter((e) => !e.ready).length;
-    if (turns.length > starting && evaluators.size < most) spawn();
+    if (evaluators.size < most && whoseTurn(waitingNow(), running(), most) !== undefined && turns.length > starting) spawn();
   }
 
   /** The oldest call was answered: the next one starts, or the process is free for whoever's turn it is. */
@@ -182,9 +224,10 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const [running, ...unstarted] = evaluator.sent;
     if (running !== undefined) {
       const { expression } = running.call;
-      const failure = endFailure(expression.definition, { ...end, killedAtDeadline: evaluator.timedOut, heapMiB: options.heapMiB });
       const now = options.clock.now();
-      expression.strikes.strike(running.call.key, failure, now);
+      const failure = endFailure(expression.definition, { ...end, stopped: evaluator.stopped, ranMs: now - evaluator.startedAt, heapMiB: options.heapMiB });
+      // Making room was not the expression's doing: no strike.
+      if (evaluator.stopped !== 'room') expression.strikes.strike(running.call.key, failure, now);
       expression.on = undefined;
       running.call.settle({ failure });
       // The calls sent after it never started: they wait again, but those for a key that now rests fail.
@@ -218,8 +261,8 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   function spawn(): void {
     const evaluator: Evaluator = {
-      ready: false, defined: new Set(), sent: [], startedAt: 0, timedOut: false,
-      process: startEvaluatorProcess(options.entry, options.heapMiB, {
+      ready: false, defined: new Set(), sent: [], startedAt: 0, stopped: undefined,
+      process: (options.start ?? startEvaluatorProcess)(options.entry, options.heapMiB, {
         reply: (reply) => onReply(evaluator, reply),
         exit: (end) => onExit(evaluator, end),
       }),
@@ -227,21 +270,37 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     evaluators.add(evaluator);
   }
 
-  /** Kills the processes whose running call is past its deadline; runs while any call is sent. */
+  const stop = (evaluator: Evaluator, reason: StopReason): void => {
+    evaluator.stopped = reason;
+    evaluator.process.kill();
+  };
+
+  /** Kills the processes whose running call is past its deadline. */
+  const stopOverdue = (): void => {
+    for (const evaluator of evaluators) {
+      const sent = evaluator.sent[0];
+      if (sent === undefined || evaluator.stopped !== undefined) continue;
+      if (options.clock.now() > evaluator.startedAt + sent.call.expression.definition.timeoutMs + options.graceMs) stop(evaluator, 'deadline');
+    }
+  };
+
+  /** When every process is busy (none starting or being stopped), stops the call `whoMakesRoom` names. */
+  const makeRoom = (): void => {
+    const all = [...evaluators];
+    if (turns.length === 0 || all.length < most || all.some((e) => e.sent.length === 0 || e.stopped !== undefined)) return;
+    const victim = whoMakesRoom(waitingNow(), running(), options.clock.now());
+    if (victim !== undefined) stop(all[victim]!, 'room');
+  };
+
+  /** Kills the processes whose running call is past its deadline, and makes room; runs while any call is sent. */
   function watch(): void {
     if (watching || closed) return;
     watching = true;
     void (async () => {
       while (!closed && [...evaluators].some((e) => e.sent.length > 0)) {
         await options.clock.sleep(options.graceMs / 2);
-        for (const evaluator of evaluators) {
-          const running = evaluator.sent[0];
-          if (running === undefined || evaluator.timedOut) continue;
-          if (options.clock.now() > evaluator.startedAt + running.call.expression.definition.timeoutMs + options.graceMs) {
-            evaluator.timedOut = true;
-            evaluator.process.kill();
-          }
-        }
+        stopOverdue();
+        makeRoom();
       }
       watching = false;
     })();
@@ -263,7 +322,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         reject(signal.reason as Error);
       };
       const call: Call = {
-        expression, request, key,
+        expression, request, key, since: options.clock.now(),
         settle: (answer) => {
           signal.removeEventListener('abort', onAbort);
           resolve(answer);
@@ -281,12 +340,17 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   };
 
   return {
-    define(definition) {
-      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
+    define(definition, name = `expression ${nextId}`) {
+      const owner = owners.get(name) ?? { name, lastServed: 0, expressions: 0 };
+      owners.set(name, owner);
+      owner.expressions++;
+      const expression: Expression = { id: nextId++, definition, owner, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
       return {
         evaluate: (request, signal, key = '') => enqueue(expression, request, key, signal),
         forget() {
+          if (expression.forgotten) return;
           expression.forgotten = true;
+          if (--owner.expressions === 0) owners.delete(name);
           for (const call of expression.waiting.splice(0)) call.fail(new Error(`the ${definition.hook} hook's expression is no longer in use`));
           leaveTurns(expression);
           for (const evaluator of evaluators) {

@@ -70,14 +70,22 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
   };
 }
 
+/** Why loom killed a process: its call overran its deadline, or it made room for another controller's call. */
+export type StopReason = 'deadline' | 'room';
+
 /**
  * What the end of a process means for the call it was running: a kill at its deadline is a timeout
- * (no answer); anything else a crash, its reason read from what V8 printed as it died.
+ * (no answer), a kill to make room says so; anything else is a crash, its reason read from what V8
+ * printed as it died.
  */
-export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { killedAtDeadline: boolean; heapMiB: number }): WireFailure {
+export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { stopped: StopReason | undefined; ranMs: number; heapMiB: number }): WireFailure {
   const label = `${definition.hook} hook`;
-  if (end.killedAtDeadline) {
+  if (end.stopped === 'deadline') {
     return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE.timeout };
+  }
+  if (end.stopped === 'room') {
+    const message = `${label}: JSONata evaluation stopped after ${end.ranMs} ms of its ${definition.timeoutMs} ms budget, so that another controller's hook could run (every evaluator process was busy)`;
+    return { kind: 'hook', message, code: NO_RESPONSE.error };
   }
   return { kind: 'hook', message: crashMessage(label, end), code: '500' };
 }

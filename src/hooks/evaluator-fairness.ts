@@ -1,0 +1,89 @@
+/**
+ * How the evaluator pool (`evaluator-pool.ts`) shares its processes between controllers (the authors
+ * of expressions): pure decisions over plain data, so each rule is tested on its own.
+ *
+ * - Turns: a free process goes to the waiting expression whose controller holds the fewest processes,
+ *   then whose controller was served longest ago, then which waits longest. So controllers take turns,
+ *   however many expressions (hooks) each has.
+ * - Share: a controller never holds more than `processes − 1` of them (at least one), so one with
+ *   several runaway hooks leaves a process to the others.
+ * - Making room: when a controller that holds no process has a call waiting for a quarter of its own
+ *   budget ({@link PATIENCE}) and every process is busy, the call that has run longest (of the
+ *   controllers that hold the most processes, and only one that has itself run at least that long) is
+ *   stopped. Its process is killed, its call fails saying why, and the waiting call runs on the new one.
+ */
+
+/** The share of its budget a call waits for a busy pool before another controller's call makes room. */
+export const PATIENCE = 0.25;
+
+/** A controller as the pool schedules it. */
+export interface Owner {
+  readonly name: string;
+  /** When it last got a process (a counter; 0: never). */
+  lastServed: number;
+}
+
+/** An expression waiting for a process: its controller, and since when its oldest call waits. */
+export interface Waiting {
+  readonly owner: Owner;
+  /** The budget of the waiting call, ms. */
+  readonly timeoutMs: number;
+  readonly since: number;
+}
+
+/** A busy process: whose call it runs, and since when. */
+export interface Running {
+  readonly owner: Owner;
+  readonly since: number;
+}
+
+/** Processes held by each controller. */
+export function holdings(running: readonly Running[]): Map<Owner, number> {
+  const held = new Map<Owner, number>();
+  for (const { owner } of running) held.set(owner, (held.get(owner) ?? 0) + 1);
+  return held;
+}
+
+/** The most processes one controller may hold. */
+export function shareOf(processes: number): number {
+  return Math.max(1, processes - 1);
+}
+
+/**
+ * Which of `waiting` (in the order they began to wait) gets the next free process, or `undefined`
+ * when each belongs to a controller that holds its full share.
+ */
+export function whoseTurn<T extends Waiting>(waiting: readonly T[], running: readonly Running[], processes: number): T | undefined {
+  const held = holdings(running);
+  const share = shareOf(processes);
+  let best: T | undefined;
+  for (const candidate of waiting) {
+    const count = held.get(candidate.owner) ?? 0;
+    if (count >= share) continue;
+    if (best === undefined || before(count, candidate.owner, held.get(best.owner) ?? 0, best.owner)) best = candidate;
+  }
+  return best;
+}
+
+function before(count: number, owner: Owner, bestCount: number, bestOwner: Owner): boolean {
+  return count < bestCount || (count === bestCount && owner.lastServed < bestOwner.lastServed);
+}
+
+/**
+ * Which of `running` (every process, all busy) to stop so that a waiting call of a controller holding
+ * none can run, at `now`; `undefined` when none has waited out its patience or no call has run as long.
+ */
+export function whoMakesRoom(waiting: readonly Waiting[], running: readonly Running[], now: number): number | undefined {
+  const held = holdings(running);
+  const overdue = waiting.filter((w) => !held.has(w.owner) && now - w.since >= w.timeoutMs * PATIENCE);
+  if (overdue.length === 0) return undefined;
+  const patience = Math.min(...overdue.map((w) => w.timeoutMs * PATIENCE));
+  let victim: number | undefined;
+  running.forEach((candidate, index) => {
+    if (now - candidate.since < patience) return;
+    const best = victim === undefined ? undefined : running[victim]!;
+    const count = held.get(candidate.owner)!;
+    if (best === undefined || count > held.get(best.owner)! || (count === held.get(best.owner)! && candidate.since < best.since)) victim = index;
+  });
+  return victim;
+}
