@@ -66,6 +66,8 @@ function track(promise: Promise<EvaluatorAnswer>) {
   void promise.then((answer) => (state.answer = answer), (error: unknown) => (state.error = error));
   return state;
 }
+/** The message of a failure answer, or what else it was. */
+const failureOf = (answer: EvaluatorAnswer | undefined): string => (answer !== undefined && 'failure' in answer ? answer.failure.message : `not a failure: ${JSON.stringify(answer)}`);
 const define = (pool: EvaluatorPool, owner: string, timeoutMs: number, hook: 'sync' | 'finalize' | 'customize' = 'sync') =>
   pool.define({ expression: `"${owner} ${hook}"`, hook, timeoutMs }, owner);
 /** The expression a process is running, by the text `define` gave it. */
@@ -99,7 +101,7 @@ describe('evaluator pool: a fair share for each controller', () => {
     // The runaway that gave way ran longest (both did, equally: the first one started) and failed, saying why.
     const stopped = [runawayA, runawayB].filter((r) => r.answer !== undefined);
     expect(stopped).toHaveLength(1);
-    expect(stopped[0]!.answer).toEqual({ failure: expect.objectContaining({ kind: 'hook', message: expect.stringMatching(/^sync hook: JSONata evaluation stopped after \d+ ms of its 30000 ms budget, so that another controller's hook could run/) }) });
+    expect(failureOf(stopped[0]!.answer)).toMatch(/^sync hook: JSONata evaluation stopped after \d+ ms of its 30000 ms budget, so that another controller's hook could run/);
   });
 
   it('stops nothing for a waiting call of a controller that already holds a process', async () => {
@@ -135,7 +137,7 @@ describe('evaluator pool: a fair share for each controller', () => {
       await fake.allReady();
       const healthy = track(define(pool, `h${round}`, 400).evaluate({}, never, 'ph'));
       for (let i = 0; i < 10 && call.answer === undefined; i++) await clock.advance(50);
-      expect(call.answer).toEqual({ failure: expect.objectContaining({ message: expect.stringContaining('stopped after') }) });
+      expect(failureOf(call.answer)).toContain('stopped after');
       await fake.allReady();
       const process = fake.alive()[0]!;
       process.answer(process.calls()[0]!.call, {});

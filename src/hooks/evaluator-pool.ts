@@ -202,9 +202,14 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         sendAhead(evaluator, expression);
       }
     }
-    const starting = [...evaluators].filter((e) => !e.ready).length;
-    if (evaluators.size < most && whoseTurn(waitingNow(), running(), most) !== undefined && turns.length > starting) spawn();
+    spawnIfWanted();
   }
+
+  /** Starts a process when one may be started and more expressions may run than are starting. */
+  const spawnIfWanted = (): void => {
+    const starting = [...evaluators].filter((e) => !e.ready).length;
+    if (evaluators.size < most && turns.length > starting && whoseTurn(waitingNow(), running(), most) !== undefined) spawn();
+  };
 
   /** The oldest call was answered: the next one starts, or the process is free for whoever's turn it is. */
   const answered = (evaluator: Evaluator, answer: EvaluatorAnswer): void => {
