@@ -7,8 +7,12 @@
  *   however many expressions (hooks) each has.
  * - Share: a controller never holds more than `processes − 1` of them (at least one), so one with
  *   several runaway hooks leaves a process to the others.
- * - Making room: when a controller that holds no process has a call waiting for a quarter of its own
- *   budget ({@link PATIENCE}) and every process is busy, the call that has run longest (of the
+ * - Standing: an expression whose last call ended its process (stopped at its deadline or to make
+ *   room, or a crash) is suspect until a call of it ends on its own. Suspects together hold at most
+ *   `processes − 1` (at least one), so however many controllers run away, one process is kept for
+ *   the expressions in good standing, and none of them waits for a process to be started.
+ * - Making room: when a controller that holds no process has a call in good standing waiting for a
+ *   quarter of its own budget ({@link PATIENCE}) and every process is busy, the call that has run longest (of the
  *   controllers that hold the most processes, and only one that has itself run at least that long) is
  *   stopped. Its process is killed, its call fails saying why, and the waiting call runs on the new one.
  */
@@ -26,6 +30,8 @@ export interface Owner {
 /** An expression waiting for a process: its controller, and since when its oldest call waits. */
 export interface Waiting {
   readonly owner: Owner;
+  /** Its last call ended its process. */
+  readonly suspect: boolean;
   /** The budget of the waiting call, ms. */
   readonly timeoutMs: number;
   readonly since: number;
@@ -34,6 +40,8 @@ export interface Waiting {
 /** A busy process: whose call it runs, and since when. */
 export interface Running {
   readonly owner: Owner;
+  /** The expression's last call ended its process. */
+  readonly suspect: boolean;
   readonly since: number;
 }
 
@@ -51,15 +59,16 @@ export function shareOf(processes: number): number {
 
 /**
  * Which of `waiting` (in the order they began to wait) gets the next free process, or `undefined`
- * when each belongs to a controller that holds its full share.
+ * when each belongs to a controller that holds its full share, or is a suspect while suspects hold theirs.
  */
 export function whoseTurn<T extends Waiting>(waiting: readonly T[], running: readonly Running[], processes: number): T | undefined {
   const held = holdings(running);
   const share = shareOf(processes);
+  const suspectsFull = running.filter((r) => r.suspect).length >= share;
   let best: T | undefined;
   for (const candidate of waiting) {
     const count = held.get(candidate.owner) ?? 0;
-    if (count >= share) continue;
+    if (count >= share || (candidate.suspect && suspectsFull)) continue;
     if (best === undefined || before(count, candidate.owner, held.get(best.owner) ?? 0, best.owner)) best = candidate;
   }
   return best;
@@ -75,7 +84,8 @@ function before(count: number, owner: Owner, bestCount: number, bestOwner: Owner
  */
 export function whoMakesRoom(waiting: readonly Waiting[], running: readonly Running[], now: number): number | undefined {
   const held = holdings(running);
-  const overdue = waiting.filter((w) => !held.has(w.owner) && now - w.since >= w.timeoutMs * PATIENCE);
+  // A suspect waits for its turn among the suspects: stopping a call for it would only feed a runaway.
+  const overdue = waiting.filter((w) => !w.suspect && !held.has(w.owner) && now - w.since >= w.timeoutMs * PATIENCE);
   if (overdue.length === 0) return undefined;
   const patience = Math.min(...overdue.map((w) => w.timeoutMs * PATIENCE));
   let victim: number | undefined;

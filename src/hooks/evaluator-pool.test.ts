@@ -104,6 +104,47 @@ describe('evaluator pool: a fair share for each controller', () => {
     expect(failureOf(stopped[0]!.answer)).toMatch(/^sync hook: JSONata evaluation stopped after \d+ ms of its 30000 ms budget, so that another controller's hook could run/);
   });
 
+  it('keeps a process for the others once runaways have been stopped: they share the rest', async () => {
+    const { clock, fake, pool } = setup(2);
+    const runawayA = define(pool, 'a', 1_000);
+    const runawayB = define(pool, 'b', 1_000);
+    const first = [track(runawayA.evaluate({}, never, 'pa')), track(runawayB.evaluate({}, never, 'pb'))];
+    await settle();
+    await fake.allReady();
+    await clock.advance(1_200); // both killed at their deadline
+    expect(first.map((c) => failureOf(c.answer))).toEqual([expect.stringContaining('timed out'), expect.stringContaining('timed out')]);
+    track(runawayA.evaluate({}, never, 'pa2'));
+    track(runawayB.evaluate({}, never, 'pb2'));
+    await settle();
+    await fake.allReady();
+    expect(fake.alive().map(runningOn).filter(Boolean)).toHaveLength(1);
+
+    track(define(pool, 'h', 500).evaluate({}, never, 'ph'));
+    await settle();
+    await fake.allReady();
+    expect(fake.alive().map(runningOn)).toContain('"h sync"');
+    expect(fake.processes.filter((p) => p.killed)).toHaveLength(2);
+  });
+
+  it('lets no suspect make room: runaways wait their turn among themselves', async () => {
+    const { clock, fake, pool } = setup(2);
+    const runawayA = define(pool, 'a', 1_000);
+    const runawayB = define(pool, 'b', 1_000);
+    track(runawayA.evaluate({}, never, 'pa'));
+    track(runawayB.evaluate({}, never, 'pb'));
+    await settle();
+    await fake.allReady();
+    await clock.advance(1_200); // both killed at their deadline: suspects now
+    track(runawayA.evaluate({}, never, 'pa2'));
+    track(runawayB.evaluate({}, never, 'pb2'));
+    track(define(pool, 'h', 30_000).evaluate({}, never, 'ph'));
+    await settle();
+    await fake.allReady();
+    expect(fake.alive().map(runningOn)).toContain('"h sync"');
+    await clock.advance(600); // past the waiting suspect's patience (250 ms), before the running one's deadline
+    expect(fake.processes.filter((p) => p.killed)).toHaveLength(2);
+  });
+
   it('stops nothing for a waiting call of a controller that already holds a process', async () => {
     const { clock, fake, pool } = setup(2);
     track(define(pool, 'a', 30_000).evaluate({}, never, 'pa'));

@@ -14,16 +14,20 @@
  *   watchdog checks every `graceMs / 2`, so a kill comes within `timeoutMs + 1.5 × graceMs`;
  * - memory: `heapMiB` per process; a process that dies of it (or of any other crash) fails just the
  *   call it was running, with the reason read from its last words on stderr;
- * - fairness: an expression (one hook of one controller) runs on one process at a time; controllers
- *   (the authors, `owner`) take turns for free processes, and none holds more than `processes − 1`
- *   (`evaluator-fairness.ts`). When every process is busy, a call of a controller that holds none
- *   waits at most a quarter of its own budget: then the call that has run longest (at least as long)
- *   is stopped to make room. The guarantee: a call of a controller that holds no process starts
- *   within `timeoutMs / 4 + graceMs / 2` plus the start of a process (0.1–0.3 s), however many
- *   controllers run away and whatever their budgets; its latency is that plus its own run. Measured
- *   by `bench/evaluator-fairness.ts`. The price: while more controllers are busy than there are
- *   processes, a call that runs longer than a waiting call's patience may be cut short (it fails,
- *   and its sync is retried with backoff; it counts no strike);
+ * - fairness (`evaluator-fairness.ts`): an expression (one hook of one controller) runs on one
+ *   process at a time; controllers (the authors, `owner`) take turns for free processes, and none
+ *   holds more than `processes − 1`. Expressions whose last call ended their process (a runaway
+ *   stopped at its deadline, or a crash) together hold at most `processes − 1`, so one process is
+ *   kept for the others. And when every process is busy, a call of a controller that holds none
+ *   waits at most a quarter of its own budget: then the call that has run longest (at least as
+ *   long) is stopped to make room, fails saying so, and counts no strike.
+ *   The guarantee, with `processes` ≥ 2: however many controllers run away, and whatever their
+ *   budgets, a call of an expression in good standing whose controller holds no process starts at
+ *   once when only runaways keep the others busy (after their first stop), and otherwise within
+ *   `timeoutMs / 4 + graceMs / 2` and the start of a process. Its latency is that plus its own run
+ *   (figures: `bench/evaluator-fairness.ts`). The price: while more controllers are busy than there
+ *   are processes, a call running longer than a waiting call's patience may be cut short, and its
+ *   sync is retried with backoff;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
  * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
@@ -108,6 +112,8 @@ interface Expression {
   id: number;
   definition: ExpressionDefinition;
   owner: SharedOwner;
+  /** Its last call ended its process (see `evaluator-fairness.ts`). */
+  suspect: boolean;
   waiting: Call[];
   /** The process its calls are on, while any are. */
   on: Evaluator | undefined;
@@ -176,9 +182,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   /** The busy processes, as the fairness rules see them. */
   const running = (): Running[] => [...evaluators].flatMap((e) => {
     const sent = e.sent[0];
-    return sent === undefined ? [] : [{ owner: sent.call.expression.owner, since: e.startedAt }];
+    return sent === undefined ? [] : [{ owner: sent.call.expression.owner, suspect: sent.call.expression.suspect, since: e.startedAt }];
   });
-  const waitingNow = () => turns.map((expression) => ({ expression, owner: expression.owner, timeoutMs: expression.definition.timeoutMs, since: expression.waiting[0]!.since }));
+  const waitingNow = () => turns.map((expression) => ({
+    expression, owner: expression.owner, suspect: expression.suspect, timeoutMs: expression.definition.timeoutMs, since: expression.waiting[0]!.since,
+  }));
 
   /** The expression whose turn it is, out of the turns; `undefined` when each waiting one's controller holds its share. */
   const takeNextTurn = (): Expression | undefined => {
@@ -217,6 +225,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     evaluator.startedAt = options.clock.now();
     const { expression } = done.call;
     expression.strikes.clear(done.call.key);
+    expression.suspect = false;
     if (evaluator.sent.length === 0) {
       expression.on = undefined;
       takeTurn(expression);
@@ -233,6 +242,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       const failure = endFailure(expression.definition, { ...end, stopped: evaluator.stopped, ranMs: now - evaluator.startedAt, heapMiB: options.heapMiB });
       // Making room was not the expression's doing: no strike.
       if (evaluator.stopped !== 'room') expression.strikes.strike(running.call.key, failure, now);
+      expression.suspect = true;
       expression.on = undefined;
       running.call.settle({ failure });
       // The calls sent after it never started: they wait again, but those for a key that now rests fail.
@@ -349,7 +359,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       const owner = owners.get(name) ?? { name, lastServed: 0, expressions: 0 };
       owners.set(name, owner);
       owner.expressions++;
-      const expression: Expression = { id: nextId++, definition, owner, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
+      const expression: Expression = { id: nextId++, definition, owner, suspect: false, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
       return {
         evaluate: (request, signal, key = '') => enqueue(expression, request, key, signal),
         forget() {
