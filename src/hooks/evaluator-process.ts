@@ -1,10 +1,12 @@
 /**
  * One JSONata evaluator process as loom sees it: started from the evaluator program with a V8 heap
- * limit, talking JSON over Node's IPC channel, and able to say why it died. Scheduling calls onto
+ * limit, no environment and no permissions it does not need (`evaluator-sandbox.ts`), talking JSON
+ * over Node's IPC channel, and able to say why it died. Scheduling calls onto
  * processes is the pool's business (`evaluator-pool.ts`).
  */
 import { fork } from 'node:child_process';
 import { NO_RESPONSE } from './hook-observer.ts';
+import { sandboxArgs, sandboxEnv } from './evaluator-sandbox.ts';
 import { readReply, type EvaluatorReply, type EvaluatorRequest, type ExpressionDefinition, type WireFailure } from './evaluator-protocol.ts';
 
 /** How much of a process's stderr is kept: its last words explain a crash. */
@@ -26,6 +28,8 @@ export interface ProcessEvents {
 
 /** A running evaluator process. */
 export interface EvaluatorProcess {
+  /** Its process id; `undefined` when it could not be started. */
+  readonly pid: number | undefined;
   send(message: EvaluatorRequest): void;
   /** SIGKILL, by the process's own PID; `exit` follows. */
   kill(): void;
@@ -36,7 +40,8 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
   const child = fork(entry, [], {
     // Young generation as small as the host's (see the `loom` command, `cli/bin.ts`): one evaluation's
     // garbage is short-lived, and V8's default would let each process hold tens of MiB of it.
-    execArgv: [`--max-old-space-size=${heapMiB}`, '--max-semi-space-size=8'],
+    execArgv: [`--max-old-space-size=${heapMiB}`, '--max-semi-space-size=8', ...sandboxArgs(entry)],
+    env: sandboxEnv(),
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'json',
   });
@@ -64,6 +69,7 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
   });
   child.once('exit', end);
   return {
+    pid: child.pid,
     // A process that died has a closed channel; its exit reports what became of its calls.
     send: (message) => void (child.connected && child.send(message, (error) => error && kill())),
     kill,
