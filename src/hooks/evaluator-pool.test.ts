@@ -35,6 +35,7 @@ function fakes() {
     };
     processes.push(fake);
     return {
+      pid: undefined,
       send: (message: EvaluatorRequest) => void (fake.killed || fake.received.push(message)),
       kill: () => {
         if (fake.killed) return;

@@ -14,20 +14,11 @@
  *   watchdog checks every `graceMs / 2`, so a kill comes within `timeoutMs + 1.5 × graceMs`;
  * - memory: `heapMiB` per process; a process that dies of it (or of any other crash) fails just the
  *   call it was running, with the reason read from its last words on stderr;
- * - fairness (`evaluator-fairness.ts`): an expression (one hook of one controller) runs on one
- *   process at a time; controllers (the authors, `owner`) take turns for free processes, and none
- *   holds more than `processes − 1`. Expressions whose last call ended their process (a runaway
- *   stopped at its deadline, or a crash) together hold at most `processes − 1`, so one process is
- *   kept for the others. And when every process is busy, a call of a controller that holds none
- *   waits at most a quarter of its own budget: then the call that has run longest (at least as
- *   long) is stopped to make room, fails saying so, and counts no strike.
- *   The guarantee, with `processes` ≥ 2: however many controllers run away, and whatever their
- *   budgets, a call of an expression in good standing whose controller holds no process starts at
- *   once when only runaways keep the others busy (after their first stop), and otherwise within
- *   `timeoutMs / 4 + graceMs / 2` and the start of a process. Its latency is that plus its own run
- *   (figures: `bench/evaluator-fairness.ts`). The price: while more controllers are busy than there
- *   are processes, a call running longer than a waiting call's patience may be cut short, and its
- *   sync is retried with backoff;
+ * - fairness (`evaluator-fairness.ts`, which states the guarantee): an expression (one hook of one
+ *   controller) runs on one process at a time; controllers (`owner`) take turns, none holds more
+ *   than `processes − 1`, expressions whose last call ended their process share `processes − 1`, and
+ *   a call of a controller that holds none waits at most a quarter of its budget before the
+ *   longest-running call is stopped to make room;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
  * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
@@ -42,7 +33,8 @@
  * which never started, go back to the front of the queue.
  */
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
-import { whoMakesRoom, whoseTurn, type Owner, type Running } from './evaluator-fairness.ts';
+import { whoMakesRoom, whoseTurn, type Running } from './evaluator-fairness.ts';
+import { ownerBook, turnLine, type SharedOwner } from './evaluator-turns.ts';
 import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd, type StopReason } from './evaluator-process.ts';
 import { strikeBook, type StrikeBook } from './evaluator-strikes.ts';
 
@@ -121,11 +113,6 @@ interface Expression {
   strikes: StrikeBook;
 }
 
-/** A controller, and how many of its expressions are defined (it leaves the pool with the last). */
-interface SharedOwner extends Owner {
-  expressions: number;
-}
-
 interface Sent {
   call: Call;
   number: number;
@@ -147,21 +134,13 @@ interface Evaluator {
 export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPool {
   const most = Math.max(1, Math.floor(options.processes));
   const evaluators = new Set<Evaluator>();
-  /** Expressions with a waiting call and no process, in the order they became so: whose turn it is. */
-  const turns: Expression[] = [];
+  /** Expressions with a waiting call and no process, in the order they became so. */
+  const turns = turnLine<Expression>();
+  const owners = ownerBook();
   let closed = false;
   let watching = false;
   let nextId = 0;
   let nextCall = 0;
-  let nextServed = 0;
-  const owners = new Map<string, SharedOwner>();
-
-  const takeTurn = (expression: Expression): void => {
-    if (expression.on === undefined && expression.waiting.length > 0 && !turns.includes(expression)) turns.push(expression);
-  };
-  const leaveTurns = (expression: Expression): void => {
-    if (turns.includes(expression)) turns.splice(turns.indexOf(expression), 1);
-  };
 
   /** Sends `expression`'s waiting calls to `evaluator`, as far ahead as allowed. */
   const sendAhead = (evaluator: Evaluator, expression: Expression): void => {
@@ -184,19 +163,6 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const sent = e.sent[0];
     return sent === undefined ? [] : [{ owner: sent.call.expression.owner, suspect: sent.call.expression.suspect, since: e.startedAt }];
   });
-  const waitingNow = () => turns.map((expression) => ({
-    expression, owner: expression.owner, suspect: expression.suspect, timeoutMs: expression.definition.timeoutMs, since: expression.waiting[0]!.since,
-  }));
-
-  /** The expression whose turn it is, out of the turns; `undefined` when each waiting one's controller holds its share. */
-  const takeNextTurn = (): Expression | undefined => {
-    const next = whoseTurn(waitingNow(), running(), most)?.expression;
-    if (next !== undefined) {
-      leaveTurns(next);
-      next.owner.lastServed = ++nextServed;
-    }
-    return next;
-  };
 
   function dispatch(): void {
     if (closed) return;
@@ -204,7 +170,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       const current = evaluator.sent[0]?.call.expression;
       if (current !== undefined) sendAhead(evaluator, current);
       else if (evaluator.ready && evaluator.stopped === undefined) {
-        const expression = takeNextTurn();
+        const expression = turns.next(running(), most);
         if (expression === undefined) continue;
         expression.on = evaluator;
         sendAhead(evaluator, expression);
@@ -216,7 +182,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   /** Starts a process when one may be started and more expressions may run than are starting. */
   const spawnIfWanted = (): void => {
     const starting = [...evaluators].filter((e) => !e.ready).length;
-    if (evaluators.size < most && turns.length > starting && whoseTurn(waitingNow(), running(), most) !== undefined) spawn();
+    if (evaluators.size < most && turns.length > starting && whoseTurn(turns.waiting(), running(), most) !== undefined) spawn();
   };
 
   /** The oldest call was answered: the next one starts, or the process is free for whoever's turn it is. */
@@ -228,7 +194,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     expression.suspect = false;
     if (evaluator.sent.length === 0) {
       expression.on = undefined;
-      takeTurn(expression);
+      turns.join(expression);
     }
     done.call.settle(answer);
   };
@@ -252,7 +218,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         return rest === undefined;
       });
       expression.waiting.unshift(...again);
-      takeTurn(expression);
+      turns.join(expression);
     } else if (!evaluator.ready) {
       failFirstWaiting(new Error(`could not start a JSONata evaluator process (${end.signal ?? `exit code ${end.code}`}): ${end.lastWords.trim() || 'it printed nothing'}`));
     }
@@ -261,10 +227,10 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   /** A process that never started fails the call that would have run first, so a broken set-up fails calls instead of hanging them. */
   const failFirstWaiting = (error: Error): void => {
-    const expression = turns[0];
+    const expression = turns.first();
     const call = expression?.waiting.shift();
     if (expression === undefined || call === undefined || closed) return;
-    if (expression.waiting.length === 0) leaveTurns(expression);
+    if (expression.waiting.length === 0) turns.leave(expression);
     call.fail(error);
   };
 
@@ -303,7 +269,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   const makeRoom = (): void => {
     const all = [...evaluators];
     if (turns.length === 0 || all.length < most || all.some((e) => e.sent.length === 0 || e.stopped !== undefined)) return;
-    const victim = whoMakesRoom(waitingNow(), running(), options.clock.now());
+    const victim = whoMakesRoom(turns.waiting(), running(), options.clock.now());
     if (victim !== undefined) stop(all[victim]!, 'room');
   };
 
@@ -333,7 +299,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         // (or is killed at its deadline) before the expression gets another process.
         const index = expression.waiting.indexOf(call);
         if (index >= 0) expression.waiting.splice(index, 1);
-        if (expression.waiting.length === 0) leaveTurns(expression);
+        if (expression.waiting.length === 0) turns.leave(expression);
         reject(signal.reason as Error);
       };
       const call: Call = {
@@ -349,25 +315,23 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       };
       signal.addEventListener('abort', onAbort, { once: true });
       expression.waiting.push(call);
-      takeTurn(expression);
+      turns.join(expression);
       dispatch();
     });
   };
 
   return {
     define(definition, name = `expression ${nextId}`) {
-      const owner = owners.get(name) ?? { name, lastServed: 0, expressions: 0 };
-      owners.set(name, owner);
-      owner.expressions++;
+      const owner = owners.join(name);
       const expression: Expression = { id: nextId++, definition, owner, suspect: false, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
       return {
         evaluate: (request, signal, key = '') => enqueue(expression, request, key, signal),
         forget() {
           if (expression.forgotten) return;
           expression.forgotten = true;
-          if (--owner.expressions === 0) owners.delete(name);
+          owners.leave(owner);
           for (const call of expression.waiting.splice(0)) call.fail(new Error(`the ${definition.hook} hook's expression is no longer in use`));
-          leaveTurns(expression);
+          turns.leave(expression);
           for (const evaluator of evaluators) {
             if (evaluator.defined.delete(expression.id)) evaluator.process.send({ type: 'forget', id: expression.id });
           }
@@ -378,7 +342,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       if (closed) return;
       closed = true;
       const stopped = new Error('the JSONata evaluators have stopped');
-      for (const expression of turns.splice(0)) for (const call of expression.waiting.splice(0)) call.fail(stopped);
+      for (const expression of turns.drain()) for (const call of expression.waiting.splice(0)) call.fail(stopped);
       for (const evaluator of evaluators) {
         for (const sent of evaluator.sent.splice(0)) {
           sent.call.fail(stopped);
