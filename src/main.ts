@@ -53,7 +53,7 @@ export interface LoomConfig extends HostSettings {
  * 100,000 from a broken or hostile hook is refused before it is checked, planned or written.
  */
 export const DEFAULT_MAX_CHILDREN_PER_PARENT = 10_000;
-/** Two, so that one runaway expression always leaves a process for every other JSONata hook. */
+/** Two: runaway expressions then share one, and the other stays for every healthy JSONata hook (`hooks/evaluator-fairness.ts`). */
 export const DEFAULT_JSONATA_PROCESSES = 2;
 /** Ample for any sane expression's input and result (a hook request is at most a few MiB). */
 export const DEFAULT_JSONATA_MEMORY_MIB = 256;

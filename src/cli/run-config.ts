@@ -41,7 +41,7 @@ export const RUN_FLAGS = {
   'log-format': ['string', 'auto', 'json, text (for people), or auto: text when stderr is a terminal, else json'],
   'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in; empty: any'],
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
-  'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in'],
+  'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in (controllers take turns; with 2 or more, one is kept from runaways)'],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB), 'V8 heap limit of each evaluator process, in MiB'],
 } as const satisfies Record<string, readonly ['string' | 'bool', string, string]>;
 

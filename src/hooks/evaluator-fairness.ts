@@ -21,9 +21,9 @@
  * their budgets, a call in good standing of a controller that holds no process starts at once while
  * only suspects keep the other processes busy (every runaway is one after its first stop), and
  * otherwise within `timeoutMs / 4` plus one watchdog tick (`graceMs / 2`) plus the start of a
- * process (0.1–0.3 s on an idle machine). Its latency is that plus its own run. With two runaway
- * controllers (30 s budgets) on the default two processes, a healthy 500 ms hook's p99 went from
- * 32 s to under 0.2 s (`bench/evaluator-fairness.ts`). The price: while more controllers in good
+ * process (a fraction of a second; seconds on a loaded machine). Its latency is that plus its own
+ * run. With two runaway controllers (30 s budgets) on the default two processes, a healthy 500 ms
+ * hook's p99 went from 34 s to 29–166 ms (`bench/evaluator-fairness.ts`). The price: while more controllers in good
  * standing are busy than there are processes, a call running longer than a waiting call's patience
  * may be cut short, and its sync is retried with backoff. With one process, the only guarantee is
  * making room, each time at the cost of starting a process.
