@@ -64,7 +64,7 @@ export const DEFAULT_MAX_CHILDREN_PER_PARENT = 10_000;
  * writes in flight, usually well under a second.
  */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
-/** Two, so that one runaway expression always leaves a process for every other JSONata hook. */
+/** Two: runaway expressions then share one, and the other stays for every healthy JSONata hook (`hooks/evaluator-fairness.ts`). */
 export const DEFAULT_JSONATA_PROCESSES = 2;
 /** Ample for any sane expression's input and result (a hook request is at most a few MiB). */
 export const DEFAULT_JSONATA_MEMORY_MIB = 256;

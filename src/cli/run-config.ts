@@ -41,9 +41,9 @@ export const RUN_FLAGS = {
   'log-format': ['string', 'auto', 'json, text (for people), or auto: text when stderr is a terminal, else json'],
   'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in (webhook credentials, expression ConfigMaps); empty: none; "*": any, as Metacontroller'],
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
-  'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in'],
-  'shutdown-grace-period': ['string', '20s', 'after SIGTERM, how long syncs in flight may take to stop before loom exits anyway; below the pod\'s terminationGracePeriodSeconds'],
+  'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in (controllers take turns; with 2 or more, one is kept from runaways)'],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB), 'V8 heap limit of each evaluator process, in MiB'],
+  'shutdown-grace-period': ['string', '20s', 'after SIGTERM, how long syncs in flight may take to stop before loom exits anyway; below the pod\'s terminationGracePeriodSeconds'],
 } as const satisfies Record<string, readonly ['string' | 'bool', string, string]>;
 
 /** The flag spec for the parser. */

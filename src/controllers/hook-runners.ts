@@ -55,7 +55,9 @@ async function jsonataRunner(host: Host, spec: Hook, id: HookIdentity, sources: 
   const observer = host.metrics.hookObserver({ hook: id.hook, url, controller: id.controller });
   let runner;
   try {
-    runner = compileIsolatedJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer }, host.evaluators);
+    // The controller is the author: its hooks share one fair share of the evaluator processes.
+    const owner = `${id.controller.type}/${id.controller.controller}`;
+    runner = compileIsolatedJsonataHook({ expression, hook: id.hook, timeoutMs: jsonata.timeoutMs, clock: host.clock, observer }, host.evaluators, owner);
   } catch (err) {
     throw err instanceof JsonataCompileError ? atField(err, `spec.hooks.${id.hook}.jsonata.${ref ? 'configMapRef' : 'expression'}`) : err;
   }

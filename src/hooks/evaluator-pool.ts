@@ -14,9 +14,11 @@
  *   watchdog checks every `graceMs / 2`, so a kill comes within `timeoutMs + 1.5 × graceMs`;
  * - memory: `heapMiB` per process; a process that dies of it (or of any other crash) fails just the
  *   call it was running, with the reason read from its last words on stderr;
- * - fairness: an expression (one hook of one controller) runs on one process at a time, and
- *   expressions waiting for a process take turns. So a runaway expression holds one process at most,
- *   and with `processes` ≥ 2 every other expression keeps a process to run on;
+ * - fairness (`evaluator-fairness.ts`, which states the guarantee): an expression (one hook of one
+ *   controller) runs on one process at a time; controllers (`owner`) take turns, none holds more
+ *   than `processes − 1`, expressions whose last call ended their process share `processes − 1`, and
+ *   a call of a controller that holds none waits at most a quarter of its budget before the
+ *   longest-running call is stopped to make room;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
  * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
@@ -31,7 +33,9 @@
  * which never started, go back to the front of the queue.
  */
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
-import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd } from './evaluator-process.ts';
+import { whoMakesRoom, whoseTurn, type Running } from './evaluator-fairness.ts';
+import { ownerBook, turnLine, type SharedOwner } from './evaluator-turns.ts';
+import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd, type StopReason } from './evaluator-process.ts';
 import { strikeBook, type StrikeBook } from './evaluator-strikes.ts';
 
 /** The evaluator's outcome of one call. */
@@ -57,6 +61,8 @@ export interface EvaluatorPoolOptions {
   /** How long past its budget a call may run before its process is killed. */
   graceMs: number;
   clock: PoolClock;
+  /** Starts one evaluator process; tests pass fakes. Default: {@link startEvaluatorProcess}. */
+  start?: typeof startEvaluatorProcess | undefined;
 }
 
 /** One expression, compiled in every evaluator that runs it. */
@@ -73,7 +79,11 @@ export interface PooledExpression {
 
 /** The processes that evaluate every JSONata hook of one loom. */
 export interface EvaluatorPool {
-  define(definition: ExpressionDefinition): PooledExpression;
+  /**
+   * Defines an expression of controller `owner` (e.g. `CompositeController/web`), whose expressions
+   * share one fair share of the processes; without one, the expression is a controller of its own.
+   */
+  define(definition: ExpressionDefinition, owner?: string): PooledExpression;
   /** Kills every process and rejects every waiting and running call. Idempotent. */
   close(): void;
 }
@@ -84,6 +94,8 @@ interface Call {
   request: unknown;
   /** Whose input this is (the parent), for the strike book. */
   key: string;
+  /** When it began to wait. */
+  since: number;
   settle(answer: EvaluatorAnswer): void;
   fail(error: Error): void;
 }
@@ -91,6 +103,9 @@ interface Call {
 interface Expression {
   id: number;
   definition: ExpressionDefinition;
+  owner: SharedOwner;
+  /** Its last call ended its process (see `evaluator-fairness.ts`). */
+  suspect: boolean;
   waiting: Call[];
   /** The process its calls are on, while any are. */
   on: Evaluator | undefined;
@@ -111,27 +126,21 @@ interface Evaluator {
   sent: Sent[];
   /** When the oldest sent call started running. */
   startedAt: number;
-  /** Set when the pool killed the process for overrunning the deadline. */
-  timedOut: boolean;
+  /** Set when the pool killed the process: its call overran the deadline, or made room. */
+  stopped: StopReason | undefined;
 }
 
 /** A pool with no process yet; see the module comment. */
 export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPool {
   const most = Math.max(1, Math.floor(options.processes));
   const evaluators = new Set<Evaluator>();
-  /** Expressions with a waiting call and no process, in the order they became so: whose turn it is. */
-  const turns: Expression[] = [];
+  /** Expressions with a waiting call and no process, in the order they became so. */
+  const turns = turnLine<Expression>();
+  const owners = ownerBook();
   let closed = false;
   let watching = false;
   let nextId = 0;
   let nextCall = 0;
-
-  const takeTurn = (expression: Expression): void => {
-    if (expression.on === undefined && expression.waiting.length > 0 && !turns.includes(expression)) turns.push(expression);
-  };
-  const leaveTurns = (expression: Expression): void => {
-    if (turns.includes(expression)) turns.splice(turns.indexOf(expression), 1);
-  };
 
   /** Sends `expression`'s waiting calls to `evaluator`, as far ahead as allowed. */
   const sendAhead = (evaluator: Evaluator, expression: Expression): void => {
@@ -149,20 +158,32 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     watch();
   };
 
+  /** The busy processes, as the fairness rules see them. */
+  const running = (): Running[] => [...evaluators].flatMap((e) => {
+    const sent = e.sent[0];
+    return sent === undefined ? [] : [{ owner: sent.call.expression.owner, suspect: sent.call.expression.suspect, since: e.startedAt }];
+  });
+
   function dispatch(): void {
     if (closed) return;
     for (const evaluator of evaluators) {
       const current = evaluator.sent[0]?.call.expression;
       if (current !== undefined) sendAhead(evaluator, current);
-      else if (evaluator.ready && turns.length > 0) {
-        const expression = turns.shift()!;
+      else if (evaluator.ready && evaluator.stopped === undefined) {
+        const expression = turns.next(running(), most);
+        if (expression === undefined) continue;
         expression.on = evaluator;
         sendAhead(evaluator, expression);
       }
     }
-    const starting = [...evaluators].filter((e) => !e.ready).length;
-    if (turns.length > starting && evaluators.size < most) spawn();
+    spawnIfWanted();
   }
+
+  /** Starts a process when one may be started and more expressions may run than are starting. */
+  const spawnIfWanted = (): void => {
+    const starting = [...evaluators].filter((e) => !e.ready).length;
+    if (evaluators.size < most && turns.length > starting && whoseTurn(turns.waiting(), running(), most) !== undefined) spawn();
+  };
 
   /** The oldest call was answered: the next one starts, or the process is free for whoever's turn it is. */
   const answered = (evaluator: Evaluator, answer: EvaluatorAnswer): void => {
@@ -170,9 +191,10 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     evaluator.startedAt = options.clock.now();
     const { expression } = done.call;
     expression.strikes.clear(done.call.key);
+    expression.suspect = false;
     if (evaluator.sent.length === 0) {
       expression.on = undefined;
-      takeTurn(expression);
+      turns.join(expression);
     }
     done.call.settle(answer);
   };
@@ -182,9 +204,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     const [running, ...unstarted] = evaluator.sent;
     if (running !== undefined) {
       const { expression } = running.call;
-      const failure = endFailure(expression.definition, { ...end, killedAtDeadline: evaluator.timedOut, heapMiB: options.heapMiB });
       const now = options.clock.now();
-      expression.strikes.strike(running.call.key, failure, now);
+      const failure = endFailure(expression.definition, { ...end, stopped: evaluator.stopped, ranMs: now - evaluator.startedAt, heapMiB: options.heapMiB });
+      // Making room was not the expression's doing: no strike.
+      if (evaluator.stopped !== 'room') expression.strikes.strike(running.call.key, failure, now);
+      expression.suspect = true;
       expression.on = undefined;
       running.call.settle({ failure });
       // The calls sent after it never started: they wait again, but those for a key that now rests fail.
@@ -194,7 +218,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         return rest === undefined;
       });
       expression.waiting.unshift(...again);
-      takeTurn(expression);
+      turns.join(expression);
     } else if (!evaluator.ready) {
       failFirstWaiting(new Error(`could not start a JSONata evaluator process (${end.signal ?? `exit code ${end.code}`}): ${end.lastWords.trim() || 'it printed nothing'}`));
     }
@@ -203,10 +227,10 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   /** A process that never started fails the call that would have run first, so a broken set-up fails calls instead of hanging them. */
   const failFirstWaiting = (error: Error): void => {
-    const expression = turns[0];
+    const expression = turns.first();
     const call = expression?.waiting.shift();
     if (expression === undefined || call === undefined || closed) return;
-    if (expression.waiting.length === 0) leaveTurns(expression);
+    if (expression.waiting.length === 0) turns.leave(expression);
     call.fail(error);
   };
 
@@ -218,8 +242,8 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   function spawn(): void {
     const evaluator: Evaluator = {
-      ready: false, defined: new Set(), sent: [], startedAt: 0, timedOut: false,
-      process: startEvaluatorProcess(options.entry, options.heapMiB, {
+      ready: false, defined: new Set(), sent: [], startedAt: 0, stopped: undefined,
+      process: (options.start ?? startEvaluatorProcess)(options.entry, options.heapMiB, {
         reply: (reply) => onReply(evaluator, reply),
         exit: (end) => onExit(evaluator, end),
       }),
@@ -227,21 +251,37 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
     evaluators.add(evaluator);
   }
 
-  /** Kills the processes whose running call is past its deadline; runs while any call is sent. */
+  const stop = (evaluator: Evaluator, reason: StopReason): void => {
+    evaluator.stopped = reason;
+    evaluator.process.kill();
+  };
+
+  /** Kills the processes whose running call is past its deadline. */
+  const stopOverdue = (): void => {
+    for (const evaluator of evaluators) {
+      const sent = evaluator.sent[0];
+      if (sent === undefined || evaluator.stopped !== undefined) continue;
+      if (options.clock.now() > evaluator.startedAt + sent.call.expression.definition.timeoutMs + options.graceMs) stop(evaluator, 'deadline');
+    }
+  };
+
+  /** When every process is busy (none starting or being stopped), stops the call `whoMakesRoom` names. */
+  const makeRoom = (): void => {
+    const all = [...evaluators];
+    if (turns.length === 0 || all.length < most || all.some((e) => e.sent.length === 0 || e.stopped !== undefined)) return;
+    const victim = whoMakesRoom(turns.waiting(), running(), options.clock.now());
+    if (victim !== undefined) stop(all[victim]!, 'room');
+  };
+
+  /** Kills the processes whose running call is past its deadline, and makes room; runs while any call is sent. */
   function watch(): void {
     if (watching || closed) return;
     watching = true;
     void (async () => {
       while (!closed && [...evaluators].some((e) => e.sent.length > 0)) {
         await options.clock.sleep(options.graceMs / 2);
-        for (const evaluator of evaluators) {
-          const running = evaluator.sent[0];
-          if (running === undefined || evaluator.timedOut) continue;
-          if (options.clock.now() > evaluator.startedAt + running.call.expression.definition.timeoutMs + options.graceMs) {
-            evaluator.timedOut = true;
-            evaluator.process.kill();
-          }
-        }
+        stopOverdue();
+        makeRoom();
       }
       watching = false;
     })();
@@ -259,11 +299,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
         // (or is killed at its deadline) before the expression gets another process.
         const index = expression.waiting.indexOf(call);
         if (index >= 0) expression.waiting.splice(index, 1);
-        if (expression.waiting.length === 0) leaveTurns(expression);
+        if (expression.waiting.length === 0) turns.leave(expression);
         reject(signal.reason as Error);
       };
       const call: Call = {
-        expression, request, key,
+        expression, request, key, since: options.clock.now(),
         settle: (answer) => {
           signal.removeEventListener('abort', onAbort);
           resolve(answer);
@@ -275,20 +315,23 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       };
       signal.addEventListener('abort', onAbort, { once: true });
       expression.waiting.push(call);
-      takeTurn(expression);
+      turns.join(expression);
       dispatch();
     });
   };
 
   return {
-    define(definition) {
-      const expression: Expression = { id: nextId++, definition, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
+    define(definition, name = `expression ${nextId}`) {
+      const owner = owners.join(name);
+      const expression: Expression = { id: nextId++, definition, owner, suspect: false, waiting: [], on: undefined, forgotten: false, strikes: strikeBook() };
       return {
         evaluate: (request, signal, key = '') => enqueue(expression, request, key, signal),
         forget() {
+          if (expression.forgotten) return;
           expression.forgotten = true;
+          owners.leave(owner);
           for (const call of expression.waiting.splice(0)) call.fail(new Error(`the ${definition.hook} hook's expression is no longer in use`));
-          leaveTurns(expression);
+          turns.leave(expression);
           for (const evaluator of evaluators) {
             if (evaluator.defined.delete(expression.id)) evaluator.process.send({ type: 'forget', id: expression.id });
           }
@@ -299,7 +342,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       if (closed) return;
       closed = true;
       const stopped = new Error('the JSONata evaluators have stopped');
-      for (const expression of turns.splice(0)) for (const call of expression.waiting.splice(0)) call.fail(stopped);
+      for (const expression of turns.drain()) for (const call of expression.waiting.splice(0)) call.fail(stopped);
       for (const evaluator of evaluators) {
         for (const sent of evaluator.sent.splice(0)) {
           sent.call.fail(stopped);

@@ -1,10 +1,12 @@
 /**
  * One JSONata evaluator process as loom sees it: started from the evaluator program with a V8 heap
- * limit, talking JSON over Node's IPC channel, and able to say why it died. Scheduling calls onto
+ * limit, no environment and no permissions it does not need (`evaluator-sandbox.ts`), talking JSON
+ * over Node's IPC channel, and able to say why it died. Scheduling calls onto
  * processes is the pool's business (`evaluator-pool.ts`).
  */
 import { fork } from 'node:child_process';
 import { NO_RESPONSE } from './hook-observer.ts';
+import { sandboxArgs, sandboxEnv } from './evaluator-sandbox.ts';
 import { readReply, type EvaluatorReply, type EvaluatorRequest, type ExpressionDefinition, type WireFailure } from './evaluator-protocol.ts';
 
 /** How much of a process's stderr is kept: its last words explain a crash. */
@@ -26,6 +28,8 @@ export interface ProcessEvents {
 
 /** A running evaluator process. */
 export interface EvaluatorProcess {
+  /** Its process id; `undefined` when it could not be started. */
+  readonly pid: number | undefined;
   send(message: EvaluatorRequest): void;
   /** SIGKILL, by the process's own PID; `exit` follows. */
   kill(): void;
@@ -36,7 +40,8 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
   const child = fork(entry, [], {
     // Young generation as small as the host's (see the `loom` command, `cli/bin.ts`): one evaluation's
     // garbage is short-lived, and V8's default would let each process hold tens of MiB of it.
-    execArgv: [`--max-old-space-size=${heapMiB}`, '--max-semi-space-size=8'],
+    execArgv: [`--max-old-space-size=${heapMiB}`, '--max-semi-space-size=8', ...sandboxArgs(entry)],
+    env: sandboxEnv(),
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     serialization: 'json',
   });
@@ -64,20 +69,29 @@ export function startEvaluatorProcess(entry: URL, heapMiB: number, events: Proce
   });
   child.once('exit', end);
   return {
+    pid: child.pid,
     // A process that died has a closed channel; its exit reports what became of its calls.
     send: (message) => void (child.connected && child.send(message, (error) => error && kill())),
     kill,
   };
 }
 
+/** Why loom killed a process: its call overran its deadline, or it made room for another controller's call. */
+export type StopReason = 'deadline' | 'room';
+
 /**
  * What the end of a process means for the call it was running: a kill at its deadline is a timeout
- * (no answer); anything else a crash, its reason read from what V8 printed as it died.
+ * (no answer), a kill to make room says so; anything else is a crash, its reason read from what V8
+ * printed as it died.
  */
-export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { killedAtDeadline: boolean; heapMiB: number }): WireFailure {
+export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { stopped: StopReason | undefined; ranMs: number; heapMiB: number }): WireFailure {
   const label = `${definition.hook} hook`;
-  if (end.killedAtDeadline) {
+  if (end.stopped === 'deadline') {
     return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE.timeout };
+  }
+  if (end.stopped === 'room') {
+    const message = `${label}: JSONata evaluation stopped after ${end.ranMs} ms of its ${definition.timeoutMs} ms budget, so that another controller's hook could run (every evaluator process was busy)`;
+    return { kind: 'hook', message, code: NO_RESPONSE.error };
   }
   return { kind: 'hook', message: crashMessage(label, end), code: '500' };
 }

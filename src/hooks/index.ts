@@ -24,7 +24,7 @@ export {
   DEFAULT_JSONATA_MAX_DEPTH,
   type JsonataHookOptions,
 } from './jsonata-runner.ts';
-export { createEvaluatorPool, type EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
+export { createEvaluatorPool, type EvaluatorAnswer, type EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
 export { createEvaluatorService } from './evaluator-service.ts';
 export type { EvaluatorRequest } from './evaluator-protocol.ts';
 export { compileIsolatedJsonataHook, type IsolatedJsonataHook } from './isolated-jsonata-runner.ts';

@@ -91,15 +91,16 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
     // A budget long enough that the heap limit, not the clock, ends it even on a loaded machine.
     const error = await failure(hook(HOSTILE.hugeString, { timeoutMs: 20_000 }).call(request, never));
     expect(error.message).toBe('sync hook: JSONata evaluation exceeded the memory limit of 128 MiB');
-  });
+  }, 60_000);
 
   it('kills a native call that runs past the budget, and other expressions answer meanwhile', async () => {
+    // A budget long enough for another process to start beside it even on a loaded machine.
     let runawaySettled = false;
-    const runaway = failure(hook(HOSTILE.backtracking, { timeoutMs: 500 }).call(request, never)).finally(() => (runawaySettled = true));
+    const runaway = failure(hook(HOSTILE.backtracking, { timeoutMs: 5_000 }).call(request, never)).finally(() => (runawaySettled = true));
     await expect(hook('{"ok": true}').call(request, never)).resolves.toEqual({ ok: true });
     expect(runawaySettled).toBe(false);
-    expect((await runaway).message).toBe('sync hook: JSONata evaluation timed out after 500 ms; its evaluator process was stopped');
-  });
+    expect((await runaway).message).toBe('sync hook: JSONata evaluation timed out after 5000 ms; its evaluator process was stopped');
+  }, 60_000);
 
   it('reruns the calls sent after the one that crashed its process, which never started', async () => {
     const runner = hook(`who = "fatal" ? ${HOSTILE.fatalSize} : {"who": who}`);
@@ -122,18 +123,18 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
   });
 
   it('runs one call of an expression at a time, so a runaway never holds more than one process', async () => {
-    const runaway = hook(HOSTILE.backtracking, { timeoutMs: 300 });
+    const runaway = hook(HOSTILE.backtracking, { timeoutMs: 3_000 });
     const settled: string[] = [];
     const first = failure(runaway.call(request, never)).then(() => settled.push('first'));
     const second = failure(runaway.call(request, never)).then(() => settled.push('second'));
     await hook('{"ok": true}').call(request, never);
     await hook('{"ok": true}').call(request, never);
     // The other expression ran beside them: the second runaway call, which starts only once the first
-    // has been stopped, cannot have ended yet (the first alone takes its 300 ms budget).
+    // has been stopped, cannot have ended yet (the first alone takes its 3 s budget).
     expect(settled).not.toContain('second');
     await Promise.all([first, second]);
     expect(settled).toEqual(['first', 'second']);
-  });
+  }, 60_000);
 });
 
 describe('isolated JSONata runner: calls that do not run', () => {

@@ -20,15 +20,16 @@ export interface IsolatedJsonataHook extends HookRunner {
 
 /**
  * Compiles `options.expression` (throwing `JsonataCompileError` as {@link compileJsonataHook} does) and
- * returns a runner that evaluates it in `pool`. Each call resolves or rejects as the in-process
+ * returns a runner that evaluates it in `pool`, on the fair share of controller `owner` (see
+ * `evaluator-pool.ts`; absent: a share of its own). Each call resolves or rejects as the in-process
  * runner's would, with two more failures: the process was killed at the deadline (a `HookError` that
  * says the evaluation timed out) or died of the memory limit or another crash (a `HookError` naming it).
  * The observer sees every call, with the same codes as in-process.
  */
-export function compileIsolatedJsonataHook(options: JsonataHookOptions, pool: EvaluatorPool): IsolatedJsonataHook {
+export function compileIsolatedJsonataHook(options: JsonataHookOptions, pool: EvaluatorPool, owner?: string): IsolatedJsonataHook {
   compileJsonataHook(options);
   const { expression, hook, timeoutMs, maxDepth } = options;
-  const pooled = pool.define({ expression, hook, timeoutMs, maxDepth });
+  const pooled = pool.define({ expression, hook, timeoutMs, maxDepth }, owner);
   return {
     call: (request, signal) => evaluate(pooled, options, request, signal),
     release: () => pooled.forget(),

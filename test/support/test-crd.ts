@@ -37,6 +37,8 @@ export const TEST_PARENT_KINDS = {
   /** Cluster-scoped, so its children can live in a namespace that is deleted while it stays. */
   doomed: { plural: 'dooms', kind: 'Doom', scope: 'Cluster' },
   faulty: { plural: 'faulties', kind: 'Faulty' },
+  /** The parents of the evaluator-hogs fault test, told apart by a `role` label. */
+  hog: { plural: 'hogs', kind: 'Hog' },
   statusless: { plural: 'statuslesses', kind: 'Statusless', status: false },
   jsonata: { plural: 'expressions', kind: 'Expression' },
   related: { plural: 'relateds', kind: 'Related' },

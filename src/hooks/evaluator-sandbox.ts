@@ -1,0 +1,45 @@
+/**
+ * What an evaluator process is given: nothing it does not need. It gets an empty environment (the
+ * host's holds credentials: a kubeconfig path, tokens), and runs under Node's permission model with
+ * exactly these grants:
+ * - reading the evaluator's own program: the folder of its entry module (`src/` or `dist/`), and the
+ *   `jsonata` package as Node finds it from there;
+ * - one worker thread, its parent watchdog (`parent-watchdog.ts`).
+ * No writes, no child processes, no native addons, no inspector, no WASI. (The permission model of
+ * Node 24 does not cover the network; an evaluator has no code that opens a socket, and JSONata
+ * cannot call one.)
+ * `--preserve-symlinks` makes Node load `jsonata` by the path it found it at, so that path is the only
+ * one to grant, also where `node_modules` is a link.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The one package an evaluator loads from `node_modules`. */
+const EVALUATOR_PACKAGES = ['jsonata'] as const;
+
+/** Where Node finds `name` from `entry`'s folder: the first `node_modules/<name>` on its lookup path. */
+function packageDir(entry: URL, name: string): string {
+  const lookup = createRequire(entry).resolve.paths(name) ?? [];
+  const found = lookup.map((dir) => join(dir, name)).find((dir) => existsSync(join(dir, 'package.json')));
+  if (found === undefined) throw new Error(`the JSONata evaluator needs the ${name} package, which is not installed where ${fileURLToPath(entry)} can load it`);
+  return found;
+}
+
+/** Node's options that confine an evaluator started from `entry` (see the module comment). */
+export function sandboxArgs(entry: URL): string[] {
+  const reads = [dirname(fileURLToPath(entry)), ...EVALUATOR_PACKAGES.map((name) => packageDir(entry, name))];
+  // PERM0006 warns, on every start, that a worker runs with the process's permissions: the watchdog
+  // does, and it is the only worker, since no expression can start one.
+  return ['--permission', ...reads.map((path) => `--allow-fs-read=${path}`), '--allow-worker', '--disable-warning=PERM0006', '--preserve-symlinks'];
+}
+
+/**
+ * The environment of an evaluator: empty. Node needs none of it to start a program by absolute path
+ * (fork adds the variables of the IPC channel itself), and JSONata cannot read it anyway; but a
+ * process's environment is readable in `/proc/<pid>/environ` by anyone who can read its memory.
+ */
+export function sandboxEnv(): NodeJS.ProcessEnv {
+  return {};
+}
