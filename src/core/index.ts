@@ -28,4 +28,7 @@ export { type UpdatedCondition, type UpdatedReason } from './updated-condition.t
 export { isSpecOrMetaChange } from './spec-or-meta-change.ts';
 export { conflictingClaim, sameParentType, type ParentClaim } from './parent-owner.ts';
 export { withoutManagedFieldsUnlessTakenOver } from './ownership-takeover.ts';
-export { SHARD_LABEL, bucketOf, fairShare, planShardMoves, shardSelector, type BucketHolder, type ShardMoves, type ShardView } from './shards.ts';
+export {
+  SHARD_LABEL, bucketOf, fairShare, labelledBucketOf, planShardMoves, shardLabelDecision, shardSelector, trueBucketOf,
+  type BucketHolder, type ShardLabelDecision, type ShardMoves, type ShardRole, type ShardView,
+} from './shards.ts';
