@@ -8,6 +8,7 @@ export type { RunningController } from './controller-loop.ts';
 export { acquireLeadership, holdLeadership, releaseLeadership, type LeaderElectionOptions } from './leader-election.ts';
 export { eventFilter } from './event-filter.ts';
 export { runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
+export { shardScope } from './shard-scope.ts';
 export type { Lease } from './lease.ts';
 export { tracedWriter } from './traced-ports.ts';
 export { ResourceNotFoundError, type Host, type HostSettings } from './host.ts';

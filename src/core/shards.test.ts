@@ -146,24 +146,22 @@ describe('shardLabelDecision', () => {
 
   it('leaves no object unseen: whatever its label, a replica receives it and keeps it, and the one that corrects it hands it to its holder', () => {
     // Two replicas, every way of splitting the buckets between them; every label an author could write.
-    for (let split = 0; split < 2 ** BUCKETS; split++) {
+    const truth = 6;
+    const labels = [undefined, 'x', '05', String(BUCKETS), ...[...Array(BUCKETS).keys()].map(String)];
+    const cases = Array.from({ length: 2 ** BUCKETS }, (_, split) => split).flatMap((split) =>
+      (['parent', 'child'] as const).flatMap((role) => labels.map((label) => ({ split, role, label }))));
+    for (const { split, role, label } of cases) {
       const held = [0, 1].map((r) => new Set([...Array(BUCKETS).keys()].filter((b) => ((split >> b) & 1) === r)));
-      for (const role of ['parent', 'child'] as const) {
-        for (const label of [undefined, 'x', '05', String(BUCKETS), ...[...Array(BUCKETS).keys()].map(String)]) {
-          const truth = 6;
-          const obj = role === 'parent' ? parent(uidIn(truth), label) : child(uidIn(truth), label);
-          const seen = held.map((h) => passes(shardSelector(h, BUCKETS), obj) ? shardLabelDecision(obj, role, { buckets: BUCKETS, held: h }) : undefined);
-          const holder = held.findIndex((h) => h.has(truth));
-          const fixedBy = seen.filter((d) => d?.relabel !== undefined);
-          if (seen[holder]?.keep) continue; // Its holder has it already.
-          // Else exactly one replica receives it with a wrong label naming a bucket it holds, and corrects it to the true one...
-          expect(fixedBy).toEqual([{ keep: true, relabel: String(truth) }]);
-          // ...which its holder receives and keeps, with nothing left to correct.
-          const fixed = role === 'parent' ? parent(uidIn(truth), String(truth)) : child(uidIn(truth), String(truth));
-          expect(passes(shardSelector(held[holder]!, BUCKETS), fixed)).toBe(true);
-          expect(shardLabelDecision(fixed, role, { buckets: BUCKETS, held: held[holder]! })).toEqual({ keep: true, relabel: undefined });
-        }
-      }
+      const make = (value: string | undefined) => role === 'parent' ? parent(uidIn(truth), value) : child(uidIn(truth), value);
+      const obj = make(label);
+      const seen = held.map((h) => passes(shardSelector(h, BUCKETS), obj) ? shardLabelDecision(obj, role, { buckets: BUCKETS, held: h }) : undefined);
+      const holder = held.findIndex((h) => h.has(truth));
+      if (seen[holder]?.keep) continue; // Its holder has it already.
+      // Else exactly one replica receives it with a wrong label naming a bucket it holds, and corrects it to the true one...
+      expect(seen.filter((d) => d?.relabel !== undefined)).toEqual([{ keep: true, relabel: String(truth) }]);
+      // ...which its holder then receives and keeps, with nothing left to correct.
+      expect(passes(shardSelector(held[holder]!, BUCKETS), make(String(truth)))).toBe(true);
+      expect(shardLabelDecision(make(String(truth)), role, { buckets: BUCKETS, held: held[holder]! })).toEqual({ keep: true, relabel: undefined });
     }
   });
 });

@@ -60,6 +60,9 @@ export const TEST_PARENT_KINDS = {
   managed: { plural: 'manageds', kind: 'Managed' },
   /** The parents of the migration-from-Metacontroller test. */
   migration: { plural: 'migrations', kind: 'Migration' },
+  /** The parents and decorator targets of the shard-label test, which carry labels their authors chose. */
+  shardLabelled: { plural: 'shardlabelleds', kind: 'ShardLabelled' },
+  shardLabelledTarget: { plural: 'shardlabelledtargets', kind: 'ShardLabelledTarget' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
