@@ -130,7 +130,9 @@ describe('shard labels an author set', () => {
       console.log(`parent labelled ${JSON.stringify(parent.metadata.labels?.[SHARD_LABEL])} (bucket ${bucket}): child after ${ms} ms`);
     }
     // The label naming replica-b's bucket was corrected by replica-b, the only replica its watch reached.
-    expect(writes.some((w) => w.replica === 'replica-b' && w.method === 'PATCH' && w.path.endsWith(`/${KIND.plural}/${theirs.metadata.name}`))).toBe(true);
+    const corrections = writes.filter((w) => w.replica === 'replica-b' && w.method === 'PATCH' && w.path.endsWith(`/${KIND.plural}/${theirs.metadata.name}`));
+    expect(corrections.length).toBeGreaterThan(0);
+    console.log(`writes by replica-b to correct ${theirs.metadata.name}: ${corrections.length}`);
   }, 120_000);
 
   it('hide no decorator target: one labelled with the other replica\'s bucket gets its attachment', async () => {
@@ -156,6 +158,8 @@ describe('shard labels an author set', () => {
       return dataOf(child).value === '2' && child?.metadata.labels?.[SHARD_LABEL] === bucket;
     }, `the relabelled child of ${name} to be corrected and updated`);
     console.log(`child relabelled to replica-b's bucket: corrected and updated after ${ms} ms`);
-    expect(writes.some((w) => w.replica === 'replica-b' && w.method === 'PATCH' && w.path.endsWith(`/configmaps/${name}-child`))).toBe(true);
+    const corrections = writes.filter((w) => w.replica === 'replica-b' && w.method === 'PATCH' && w.path.endsWith(`/configmaps/${name}-child`));
+    expect(corrections.length).toBeGreaterThan(0);
+    console.log(`writes by replica-b to correct ${name}-child: ${corrections.length}`);
   }, 120_000);
 });

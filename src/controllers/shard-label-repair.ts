@@ -77,7 +77,7 @@ export function startShardLabelRepair(host: Host, sources: readonly RepairSource
         const obj = from.lease.informer.store.get(key);
         const relabel = obj && relabelOf(from, obj);
         if (!obj || relabel === undefined) return {};
-        await writeShardLabel(host, obj, obj, relabel);
+        await writeShardLabel(host, from.lease.informer.type, obj, relabel);
         logger.info({ object: `${obj.kind} ${storeKey(obj)}`, from: obj.metadata.labels?.[SHARD_LABEL], to: relabel }, 'corrected a shard label that hid the object from the holder of its bucket');
         return {};
       },
