@@ -2,7 +2,9 @@
  * What one run of the controllers does differently when replicas shard the parents (docs/sharding.md):
  * its parent, child and attachment caches hold only the buckets it holds (and objects not labelled yet),
  * it reconciles only the parents of those buckets, labelling each with its bucket first, and it puts
- * the bucket's label on every child and attachment it writes. Without sharding each is a no-op.
+ * the bucket's label on every child and attachment it writes. Objects labelled with a bucket it holds
+ * that is not theirs are cached too, for `shard-label-repair.ts` to correct. Without sharding each is
+ * a no-op.
  */
 import type { KubeObject } from '../api/index.ts';
 import { bucketOf, SHARD_LABEL, shardLabelDecision, shardSelector, type ShardRole } from '../core/index.ts';
