@@ -6,7 +6,7 @@ import { extname } from 'node:path';
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
-  acquireLeadership, eventDropReport, eventFilter, holdLeadership, releaseLeadership, requestBudgets, runMetaController, runShardMember, SHARD_GROUP_LABEL, tracedWriter,
+  acquireLeadership, eventDropReport, eventFilter, holdLeadership, releaseLeadership, requestBudgets, runMetaController, runShardMember, SHARD_GROUP_LABEL, shardScope, tracedWriter,
   type Host, type HostSettings, type Lease,
 } from './controllers/index.ts';
 import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
@@ -224,7 +224,7 @@ function runShards({ host, config, leaseClient: { client, writer }, signal }: Ru
   return runShardMember({
     ...sharding, writer, listLeases, clock: host.clock, logger: host.logger.child({ component: 'sharding' }), observe: host.metrics.shards,
     renewDeadlineMs: Math.round(leaseDurationMs * 2 / 3), retryPeriodMs: Math.min(2_000, Math.round(leaseDurationMs / 5)),
-  }, (held, stop) => runMetaController({ host: { ...host, shard: { buckets, held } }, targetSelector: config.targetSelector }, stop), signal);
+  }, (held, stop) => runMetaController({ host: { ...host, shard: shardScope(buckets, held) }, targetSelector: config.targetSelector }, stop), signal);
 }
 
 interface DiscoveryLoopInput {

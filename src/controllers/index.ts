@@ -10,6 +10,7 @@ export { eventFilter } from './event-filter.ts';
 export { eventDropReport } from './event-drops.ts';
 export { requestBudgets, type RequestBudgets } from './request-budgets.ts';
 export { runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
+export { shardScope } from './shard-scope.ts';
 export type { Lease } from './lease.ts';
 export { tracedWriter } from './traced-ports.ts';
 export { ResourceNotFoundError, type Host, type HostSettings } from './host.ts';

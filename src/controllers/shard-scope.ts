@@ -2,10 +2,12 @@
  * What one run of the controllers does differently when replicas shard the parents (docs/sharding.md):
  * its parent, child and attachment caches hold only the buckets it holds (and objects not labelled yet),
  * it reconciles only the parents of those buckets, labelling each with its bucket first, and it puts
- * the bucket's label on every child and attachment it writes. Without sharding each is a no-op.
+ * the bucket's label on every child and attachment it writes. Objects labelled with a bucket it holds
+ * that is not theirs are cached too, for `shard-label-repair.ts` to correct. Without sharding each is
+ * a no-op.
  */
-import { controllerRefOf, type KubeObject } from '../api/index.ts';
-import { bucketOf, SHARD_LABEL, shardSelector } from '../core/index.ts';
+import type { KubeObject } from '../api/index.ts';
+import { bucketOf, SHARD_LABEL, shardLabelDecision, shardSelector, type ShardRole } from '../core/index.ts';
 import type { InformerFilter, ResourceType } from '../kube/index.ts';
 import type { Host } from './host.ts';
 
@@ -13,37 +15,61 @@ import type { Host } from './host.ts';
 export interface ShardScope {
   buckets: number;
   held: ReadonlySet<number>;
+  /** The objects the controllers of this run take as parents (`shard-label-repair.ts`). */
+  parents: ShardParents;
+}
+
+/**
+ * Which objects the controllers of one run take as parents (or decorator targets), as each controller
+ * registers what it selects. An object that is both a parent here and a child of another controller's
+ * parent would need two labels; it keeps its parent's, and the child rule does not fight it.
+ */
+export interface ShardParents {
+  /** Adds a controller's test; returns the removal. */
+  register(takes: (obj: KubeObject) => boolean): () => void;
+  takes(obj: KubeObject): boolean;
+}
+
+/** The scope of one run of the controllers holding `held` of `buckets`. */
+export function shardScope(buckets: number, held: ReadonlySet<number>): ShardScope {
+  const tests = new Set<(obj: KubeObject) => boolean>();
+  return {
+    buckets, held,
+    parents: {
+      register(takes) {
+        tests.add(takes);
+        return () => tests.delete(takes);
+      },
+      takes: (obj) => [...tests].some((takes) => takes(obj)),
+    },
+  };
 }
 
 /**
  * What the informers of parents (and decorator targets) keep: the parents of the buckets held, labelled
- * or not yet (the API server filters by label; the cache, by the UID's bucket). `undefined`: everything.
+ * or not yet (the API server filters by label; the cache, by the UID's bucket), and those labelled with
+ * a bucket held here that is not theirs, which this replica must correct (`shard-label-repair.ts`).
+ * `undefined`: everything.
  */
 export function parentFilter(host: Host): InformerFilter | undefined {
-  return shardFilter(host, 'parents', (shard, obj) => inHeldBucket(shard, obj.metadata.uid));
+  return shardFilter(host, 'parent');
 }
 
 /**
  * What the informers of children, attachments and revisions keep: those whose controller is a parent
- * of a bucket held, and those without a controller, which any replica's parent may adopt.
+ * of a bucket held, those without a controller, which any replica's parent may adopt, and those
+ * labelled with a bucket held here that is not their controller's, which this replica must correct.
  */
 export function childFilter(host: Host): InformerFilter | undefined {
-  return shardFilter(host, 'children', (shard, obj) => {
-    const owner = controllerRefOf(obj);
-    return owner === undefined || inHeldBucket(shard, owner.uid);
-  });
+  return shardFilter(host, 'child');
 }
 
-/** The informer filter of one role: the API server's label selector, then `keep`; none without sharding. */
-function shardFilter(host: Host, role: string, keep: (shard: ShardScope, obj: KubeObject) => boolean): InformerFilter | undefined {
+/** The informer filter of one role: the API server's label selector, then what the cache keeps; none without sharding. */
+function shardFilter(host: Host, role: ShardRole): InformerFilter | undefined {
   const { shard } = host;
   if (!shard) return undefined;
   const labelSelector = shardSelector(shard.held, shard.buckets);
-  return { id: `${role} in ${labelSelector ?? 'every bucket'}`, labelSelector, keep: (obj) => keep(shard, obj) };
-}
-
-function inHeldBucket(shard: ShardScope, uid: string | undefined): boolean {
-  return uid !== undefined && shard.held.has(bucketOf(uid, shard.buckets));
+  return { id: `${role === 'parent' ? 'parents' : 'children'} in ${labelSelector ?? 'every bucket'}`, labelSelector, keep: (obj) => shardLabelDecision(obj, role, shard).keep };
 }
 
 /** The labels every child or attachment of `parent` gets: its bucket's, when sharded. */
@@ -51,12 +77,6 @@ export function shardLabels(host: Host, parent: KubeObject): Record<string, stri
   const { shard } = host;
   const uid = parent.metadata.uid;
   return shard && uid ? { [SHARD_LABEL]: String(bucketOf(uid, shard.buckets)) } : undefined;
-}
-
-/** The name, and namespace if any, of `obj`. */
-function identityOf(obj: KubeObject): { name: string; namespace?: string } {
-  const { name = '', namespace } = obj.metadata;
-  return namespace === undefined ? { name } : { name, namespace };
 }
 
 /** How many of `objects` are in the buckets this run holds (all of them without sharding). */
@@ -72,8 +92,7 @@ export function parentsInShard(host: Host, objects: Iterable<KubeObject | undefi
 /**
  * Whether this run reconciles `parent`: always without sharding; else when it holds the parent's bucket.
  * A parent of ours not labelled with its bucket is labelled first, so that the other replicas' caches
- * let go of it. The label has a field manager of its own, which owns nothing else, and the write names
- * the parent's UID, so it cannot land on a namesake.
+ * let go of it.
  */
 export async function reconcilesParent(host: Host, type: ResourceType, parent: KubeObject): Promise<boolean> {
   const { shard } = host;
@@ -82,11 +101,21 @@ export async function reconcilesParent(host: Host, type: ResourceType, parent: K
   if (!uid) return false;
   const bucket = bucketOf(uid, shard.buckets);
   if (!shard.held.has(bucket)) return false;
-  if (labels?.[SHARD_LABEL] !== String(bucket)) {
-    await host.writer.apply(
-      { apiVersion: type.apiVersion, kind: type.kind, metadata: { ...identityOf(parent), uid, labels: { [SHARD_LABEL]: String(bucket) } } },
-      { fieldManager: `${host.settings.fieldManager}-shard` },
-    );
-  }
+  if (labels?.[SHARD_LABEL] !== String(bucket)) await writeShardLabel(host, type, parent, String(bucket));
   return true;
+}
+
+/**
+ * Sets the shard label of `obj` (of `type`) to `value`. The label has a field manager of its own, which
+ * owns nothing else. The write names the object's UID, so the API server refuses it for a namesake
+ * (422, the UID is immutable) and for an object deleted since (409), rather than creating one.
+ */
+export async function writeShardLabel(host: Host, type: Pick<ResourceType, 'apiVersion' | 'kind'>, obj: KubeObject, value: string): Promise<void> {
+  const { name = '', namespace, uid } = obj.metadata;
+  // Without its UID the write could land on a namesake, or create the object.
+  if (uid === undefined) throw new Error(`${type.kind} ${name} has no UID, so its shard label is not written`);
+  await host.writer.apply(
+    { apiVersion: type.apiVersion, kind: type.kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }), uid, labels: { [SHARD_LABEL]: value } } },
+    { fieldManager: `${host.settings.fieldManager}-shard` },
+  );
 }

@@ -29,4 +29,7 @@ export { isSpecOrMetaChange } from './spec-or-meta-change.ts';
 export { conflictingClaim, sameParentType, type ParentClaim } from './parent-owner.ts';
 export { withoutManagedFieldsUnlessTakenOver } from './ownership-takeover.ts';
 export { whyAnswerStale, type StaleAnswerInput } from './stale-answer.ts';
-export { SHARD_LABEL, bucketOf, fairShare, planShardMoves, shardSelector, type BucketHolder, type ShardMoves, type ShardView } from './shards.ts';
+export {
+  SHARD_LABEL, bucketOf, fairShare, labelledBucketOf, planShardMoves, shardLabelDecision, shardSelector, trueBucketOf,
+  type BucketHolder, type ShardLabelDecision, type ShardMoves, type ShardRole, type ShardView,
+} from './shards.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketOf, fairShare, planShardMoves, shardSelector, type ShardView } from './shards.ts';
+import type { KubeObject } from '../api/object.ts';
+import { bucketOf, fairShare, labelledBucketOf, planShardMoves, SHARD_LABEL, shardLabelDecision, shardSelector, type ShardView } from './shards.ts';
 
 describe('bucketOf', () => {
   it('is 32-bit FNV-1a of the UID modulo the bucket count', () => {
@@ -72,5 +73,95 @@ describe('shardSelector', () => {
 
   it('selects everything when every bucket is held', () => {
     expect(shardSelector(new Set([0, 1]), 2)).toBeUndefined();
+  });
+});
+
+describe('labelledBucketOf', () => {
+  const labelled = (value: string | undefined): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', ...(value === undefined ? {} : { labels: { [SHARD_LABEL]: value } }) } });
+
+  it('reads a bucket only as loom writes it, in range', () => {
+    expect(labelledBucketOf(labelled('0'), 8)).toBe(0);
+    expect(labelledBucketOf(labelled('7'), 8)).toBe(7);
+    for (const value of [undefined, '', '8', '-1', '05', ' 3', '3.0', '1e0', 'x']) expect(labelledBucketOf(labelled(value), 8)).toBeUndefined();
+  });
+});
+
+describe('shardLabelDecision', () => {
+  const BUCKETS = 8;
+  /** A UID in bucket `bucket`, found by search (FNV-1a cannot be inverted). */
+  const uidIn = (bucket: number, salt = ''): string => {
+    for (let i = 0; ; i++) if (bucketOf(`uid-${salt}${i}`, BUCKETS) === bucket) return `uid-${salt}${i}`;
+  };
+  const parent = (uid: string, label?: string): KubeObject => ({
+    apiVersion: 'test.loom.dev/v1', kind: 'Sharded', metadata: { name: 'p', namespace: 'ns', uid, ...(label === undefined ? {} : { labels: { [SHARD_LABEL]: label } }) },
+  });
+  const child = (ownerUid: string | undefined, label?: string): KubeObject => ({
+    apiVersion: 'v1', kind: 'ConfigMap',
+    metadata: {
+      name: 'c', namespace: 'ns', uid: uidIn(0, 'child'),
+      ...(label === undefined ? {} : { labels: { [SHARD_LABEL]: label } }),
+      ...(ownerUid === undefined ? {} : { ownerReferences: [{ apiVersion: 'test.loom.dev/v1', kind: 'Sharded', name: 'p', uid: ownerUid, controller: true }] }),
+    },
+  });
+  const scope = (...held: number[]) => ({ buckets: BUCKETS, held: new Set(held) });
+
+  it('keeps a parent labelled with its own bucket where that bucket is held, and corrects nothing', () => {
+    expect(shardLabelDecision(parent(uidIn(3), '3'), 'parent', scope(3))).toEqual({ keep: true, relabel: undefined });
+    expect(shardLabelDecision(parent(uidIn(3), '3'), 'parent', scope(5))).toEqual({ keep: false, relabel: undefined });
+  });
+
+  it('has the holder of the bucket a wrong label names keep the parent and correct its label to its own bucket', () => {
+    expect(shardLabelDecision(parent(uidIn(3), '5'), 'parent', scope(5))).toEqual({ keep: true, relabel: '3' });
+  });
+
+  it('has the holder of both buckets correct the label too', () => {
+    expect(shardLabelDecision(parent(uidIn(3), '5'), 'parent', scope(3, 5))).toEqual({ keep: true, relabel: '3' });
+  });
+
+  it('leaves an unlabelled or garbage-labelled parent to the holder of its bucket, which every selector lets it reach', () => {
+    for (const label of [undefined, 'x', '8', '05']) {
+      expect(shardLabelDecision(parent(uidIn(3), label), 'parent', scope(3))).toEqual({ keep: true, relabel: undefined });
+      expect(shardLabelDecision(parent(uidIn(3), label), 'parent', scope(5))).toEqual({ keep: false, relabel: undefined });
+    }
+  });
+
+  it('judges a child by its controller\'s bucket, and keeps an orphan everywhere without correcting it', () => {
+    expect(shardLabelDecision(child(uidIn(3), '3'), 'child', scope(3))).toEqual({ keep: true, relabel: undefined });
+    expect(shardLabelDecision(child(uidIn(3), '5'), 'child', scope(5))).toEqual({ keep: true, relabel: '3' });
+    expect(shardLabelDecision(child(uidIn(3), '5'), 'child', scope(6))).toEqual({ keep: false, relabel: undefined });
+    expect(shardLabelDecision(child(undefined, '5'), 'child', scope(6))).toEqual({ keep: true, relabel: undefined });
+    expect(shardLabelDecision(child(undefined, '5'), 'child', scope(5))).toEqual({ keep: true, relabel: undefined });
+  });
+
+  it('keeps no parent without a UID', () => {
+    expect(shardLabelDecision({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, 'parent', scope(0, 1, 2, 3, 4, 5, 6, 7)).keep).toBe(false);
+  });
+
+  /** Whether the API server sends `obj` to a replica watching with `selector` (`notin` lets an absent label through). */
+  const passes = (selector: string | undefined, obj: KubeObject): boolean => {
+    const value = obj.metadata.labels?.[SHARD_LABEL];
+    const excluded = /notin \(([^)]*)\)/.exec(selector ?? '')?.[1]?.split(',') ?? [];
+    return value === undefined || !excluded.includes(value);
+  };
+
+  it('leaves no object unseen: whatever its label, a replica receives it and keeps it, and the one that corrects it hands it to its holder', () => {
+    // Two replicas, every way of splitting the buckets between them; every label an author could write.
+    const truth = 6;
+    const labels = [undefined, 'x', '05', String(BUCKETS), ...[...Array(BUCKETS).keys()].map(String)];
+    const cases = Array.from({ length: 2 ** BUCKETS }, (_, split) => split).flatMap((split) =>
+      (['parent', 'child'] as const).flatMap((role) => labels.map((label) => ({ split, role, label }))));
+    for (const { split, role, label } of cases) {
+      const held = [0, 1].map((r) => new Set([...Array(BUCKETS).keys()].filter((b) => ((split >> b) & 1) === r)));
+      const make = (value: string | undefined) => role === 'parent' ? parent(uidIn(truth), value) : child(uidIn(truth), value);
+      const obj = make(label);
+      const seen = held.map((h) => passes(shardSelector(h, BUCKETS), obj) ? shardLabelDecision(obj, role, { buckets: BUCKETS, held: h }) : undefined);
+      const holder = held.findIndex((h) => h.has(truth));
+      if (seen[holder]?.keep) continue; // Its holder has it already.
+      // Else exactly one replica receives it with a wrong label naming a bucket it holds, and corrects it to the true one...
+      expect(seen.filter((d) => d?.relabel !== undefined)).toEqual([{ keep: true, relabel: String(truth) }]);
+      // ...which its holder then receives and keeps, with nothing left to correct.
+      expect(passes(shardSelector(held[holder]!, BUCKETS), make(String(truth)))).toBe(true);
+      expect(shardLabelDecision(make(String(truth)), role, { buckets: BUCKETS, held: held[holder]! })).toEqual({ keep: true, relabel: undefined });
+    }
   });
 });

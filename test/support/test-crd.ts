@@ -70,6 +70,9 @@ export const TEST_PARENT_KINDS = {
   hugeError: { plural: 'hugeerrors', kind: 'HugeError' },
   /** The parents of a controller `loom dev --kubeconfig` finds in the cluster and must not run. */
   devOther: { plural: 'devothers', kind: 'DevOther' },
+  /** The parents and decorator targets of the shard-label test, which carry labels their authors chose. */
+  shardLabelled: { plural: 'shardlabelleds', kind: 'ShardLabelled' },
+  shardLabelledTarget: { plural: 'shardlabelledtargets', kind: 'ShardLabelledTarget' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

@@ -18,6 +18,7 @@ import { childHandler, isOurs, parentHandler, type RoutingContext } from './rout
 import { livePorts } from './live-ports.ts';
 import { syncParent } from '../../sync/composite-sync.ts';
 import { childFilter, parentFilter, reconcilesParent } from '../shard-scope.ts';
+import { controlledByOneOf, startShardLabelRepair } from '../shard-label-repair.ts';
 
 const CONTROLLER_TYPE = 'CompositeController';
 
@@ -116,6 +117,10 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
       for (const lease of [leases.parent, ...leases.owned]) lease.release();
     },
   });
+  const repair = startShardLabelRepair(host, [
+    { lease: leases.parent, role: 'parent', concerns: (obj) => isOurs(routing, obj) },
+    ...leases.owned.map((lease) => ({ lease, role: 'child' as const, concerns: controlledByOneOf([ctx.parentType]) })),
+  ], ctx.logger);
   ctx.logger.info({ parent: `${ctx.parentType.resource}.${ctx.parentType.apiVersion}`, children: ctx.children.length }, 'controller started');
-  return running;
+  return { stop: () => repair.stop().then(() => running.stop()) };
 }

@@ -2,7 +2,7 @@
  * Runs one DecoratorController: resolves its target and attachment types, takes shared informers for
  * them, routes their events to target keys, and runs the controller loop shared with CompositeController.
  */
-import { resourceTypeKey, decoratorFinalizer, groupOf, type DecoratorController } from '../../api/index.ts';
+import { resourceTypeKey, decoratorFinalizer, groupOf, type DecoratorController, type KubeObject } from '../../api/index.ts';
 import { childRefOf } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
@@ -18,6 +18,7 @@ import { targetAt, targetKey, targetKeyId, type TargetKey } from './target-key.t
 import { livePorts } from './live-ports.ts';
 import { syncTarget } from '../../sync/decorator-sync.ts';
 import { childFilter, parentFilter, reconcilesParent } from '../shard-scope.ts';
+import { controlledByOneOf, startShardLabelRepair } from '../shard-label-repair.ts';
 
 const CONTROLLER_TYPE = 'DecoratorController';
 
@@ -99,6 +100,10 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
       for (const lease of [...leases.targets, ...leases.attachments]) lease.release();
     },
   });
+  const repair = startShardLabelRepair(ctx.host, [
+    ...ctx.targets.map((target, i) => ({ lease: leases.targets[i]!, role: 'parent' as const, concerns: (obj: KubeObject) => isDecorated(ctx, target, obj) })),
+    ...leases.attachments.map((lease) => ({ lease, role: 'child' as const, concerns: controlledByOneOf(ctx.targets.map((t) => t.type)) })),
+  ], ctx.logger);
   ctx.logger.info({ targets: ctx.targets.length, attachments: ctx.attachments.length }, 'controller started');
-  return running;
+  return { stop: () => repair.stop().then(() => running.stop()) };
 }
