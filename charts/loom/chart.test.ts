@@ -108,14 +108,14 @@ describe('charts/loom', () => {
   });
 
   it('sizes the container memory limit for loom plus every evaluator process at its worst, unless a limit is given', async () => {
-    // An evaluator with a V8 heap limit of H MiB was measured at up to ~490 MiB resident with H = 256:
-    // the chart counts 2 H per evaluator, on top of memory.hostMiB for loom itself.
+    // An evaluator with a V8 heap limit of H MiB was measured at up to 574 MiB resident with H = 256:
+    // the chart counts 2 H + memory.evaluatorOverheadMiB per evaluator, on top of memory.hostMiB.
     const limitOf = async (...set: string[]) => {
       const objects = loadAll(await helm(binary, ['template', 'loom', CHART, '--namespace', 'loom-system', ...set])) as KubeObject[];
       return (container(objects) as Container & { resources: { limits: { memory: string } } }).resources.limits.memory;
     };
-    expect(await limitOf()).toBe(`${768 + 2 * 2 * 256}Mi`);
-    expect(await limitOf('--set-string', 'runFlags.jsonata-processes=4', '--set-string', 'runFlags.jsonata-memory-limit=512', '--set', 'memory.hostMiB=1024')).toBe(`${1024 + 4 * 2 * 512}Mi`);
+    expect(await limitOf()).toBe(`${768 + 2 * (2 * 256 + 128)}Mi`);
+    expect(await limitOf('--set-string', 'runFlags.jsonata-processes=4', '--set-string', 'runFlags.jsonata-memory-limit=512', '--set', 'memory.hostMiB=1024', '--set', 'memory.evaluatorOverheadMiB=64')).toBe(`${1024 + 4 * (2 * 512 + 64)}Mi`);
     expect(await limitOf('--set', 'resources.limits.memory=3Gi')).toBe('3Gi');
   });
 

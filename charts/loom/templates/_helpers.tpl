@@ -88,7 +88,8 @@ Metacontroller's way, in commandArgs.
 
 {{/*
 The container's resources: `resources`, with a memory limit sized for loom and its evaluator processes
-when none is given (`memory.hostMiB` + jsonata-processes × 2 × jsonata-memory-limit, in MiB). `null`
+when none is given (`memory.hostMiB` + jsonata-processes × (2 × jsonata-memory-limit + `memory.evaluatorOverheadMiB`),
+in MiB). `null`
 resources stay empty.
 */}}
 {{- define "loom.resources" -}}
@@ -99,7 +100,7 @@ resources stay empty.
 {{- if not (get $limits "memory") }}
 {{- $processes := int (get .Values.runFlags "jsonata-processes" | default "2") }}
 {{- $heap := int (get .Values.runFlags "jsonata-memory-limit" | default "256") }}
-{{- $_ := set $limits "memory" (printf "%dMi" (add (int .Values.memory.hostMiB) (mul $processes 2 $heap))) }}
+{{- $_ := set $limits "memory" (printf "%dMi" (add (int .Values.memory.hostMiB) (mul $processes (add (mul 2 $heap) (int .Values.memory.evaluatorOverheadMiB))))) }}
 {{- $_ := set $resources "limits" $limits }}
 {{- end }}
 {{- toYaml $resources }}
