@@ -1,7 +1,8 @@
 /**
  * `loom dev` end to end, as `make run` starts it: a second control plane, loom's CRDs, the hello
- * example and its hook; applying the example parent yields its ConfigMap and status; Ctrl-C (SIGINT,
- * sent by PID) stops everything and removes the run directory.
+ * example and its hook; applying the example parent yields its ConfigMap and status; a controller the
+ * user applies (no label of dev's) runs too, as "Your first controller" in the README does it; Ctrl-C
+ * (SIGINT, sent by PID) stops everything and removes the run directory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -9,8 +10,12 @@ import { readFile } from 'node:fs/promises';
 import { load } from 'js-yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
-import { createRestClient, loadKubeConfig, writerFromDiscovery } from '../src/kube/index.ts';
+import { systemClock } from '../src/engine/index.ts';
+import { createRestClient, loadKubeConfig, waitForCrdsEstablished, writerFromDiscovery } from '../src/kube/index.ts';
 import { eventually } from './support/cluster.ts';
+import { parentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+
+const USERS = TEST_PARENT_KINDS.devUser;
 
 let dev: ChildProcess | undefined;
 
@@ -47,6 +52,23 @@ describe('loom dev', () => {
       return (parent?.status as { ready?: boolean } | undefined)?.ready ? parent?.status : undefined;
     }, 'the status to say ready');
     expect(status).toEqual({ greeting: 'Hello, world!', ready: true, observedGeneration: 1 });
+
+    // The user's own controller, applied as the README's walkthrough does: no label of dev's.
+    const crd = parentCrd(USERS);
+    await writer.apply(crd, { fieldManager: 'test' });
+    await waitForCrdsEstablished(client, [crd.metadata.name!], { sleep: (ms, signal) => systemClock.sleep(ms, signal) });
+    const users = await writerFromDiscovery(client);
+    await users.apply({
+      apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'users-controller' },
+      spec: {
+        generateSelector: true,
+        parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: USERS.plural },
+        childResources: [{ apiVersion: 'v1', resource: 'configmaps' }],
+        hooks: { sync: { jsonata: { expression: '{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-made" } }] }' } } },
+      },
+    }, { fieldManager: 'test' });
+    await users.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: USERS.kind, metadata: { name: 'mine', namespace: 'default' }, spec: {} }, { fieldManager: 'test' });
+    await eventually(() => writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'mine-made' }), "the user controller's child");
 
     const exited = new Promise<number | null>((resolve) => dev!.once('exit', resolve));
     dev!.kill('SIGINT');

@@ -41,6 +41,11 @@ interface DevCluster {
   server: string;
   /** The last line of the banner: what Ctrl-C does. */
   onStop: string;
+  /**
+   * Whether loom may run only dev's own controllers: on a cluster the user already has, where another
+   * loom may run the others. On dev's own control plane every controller is the user's, applied to try it.
+   */
+  ownControllersOnly: boolean;
   /** Lets go of the cluster, once dev's own controller (`undefined`: never written) is done with. */
   stop(controller: KubeObject | undefined): Promise<void>;
 }
@@ -49,7 +54,7 @@ async function localControlPlane(logger: Logger, signal: AbortSignal): Promise<D
   logger.info('starting the local control plane (the first run builds it from Go modules: about 5 minutes)');
   // No exit guards: Ctrl-C aborts `signal`, loom drains, and `stop` stops the plane last.
   const plane = await startControlPlane({ logger, signal, guardExit: false, crds: [...(await crdManifests()), await yamlOf('crd.yaml')] });
-  return { ...plane, context: undefined, onStop: `Ctrl-C stops everything and removes ${plane.runDir}`, stop: () => plane.stop() };
+  return { ...plane, context: undefined, ownControllersOnly: false, onStop: `Ctrl-C stops everything and removes ${plane.runDir}`, stop: () => plane.stop() };
 }
 
 /**
@@ -64,7 +69,7 @@ async function existingCluster(logger: Logger, kubeconfigPath: string, context: 
   if (present.length > 0) logger.info({ crds: present }, 'these CRDs are installed already; loom dev leaves them as they are');
   await waitForCrdsEstablished(client, crds.map((crd) => crd.metadata.name ?? ''), { sleep: (ms, signal) => systemClock.sleep(ms, signal) });
   return {
-    kubeconfigPath, context, server: client.server,
+    kubeconfigPath, context, server: client.server, ownControllersOnly: true,
     onStop: 'Ctrl-C stops loom and the hook and deletes the hello controller; CRDs and parents stay',
     stop: async (controller) => {
       if (controller) await deleteOwn(writer, controller);
@@ -104,8 +109,8 @@ export async function runDev({ logger, signal, out, config }: DevOptions): Promi
     const client = createRestClient({ kubeConfig: loadKubeConfig({ path: cluster.kubeconfigPath, context: cluster.context }) });
     controller = await createExample(await writerFromDiscovery(client), hookUrl, config);
     const loopback = { host: '127.0.0.1', port: 0 };
-    // The host runs dev's own controllers only, never one the cluster already had (another loom may run it).
-    const hostConfig = { ...config, kubeconfig: cluster.kubeconfigPath, metricsAddress: loopback, probeAddress: loopback, targetSelector: devSelector(config.targetSelector) };
+    const targetSelector = cluster.ownControllersOnly ? devSelector(config.targetSelector) : config.targetSelector;
+    const hostConfig = { ...config, kubeconfig: cluster.kubeconfigPath, metricsAddress: loopback, probeAddress: loopback, targetSelector };
     const loom = await runLoom({ config: hostConfig, logger, signal });
     out.write(banner(cluster, loom.metricsPort, loom.probePort));
     await loom.done;

@@ -70,6 +70,8 @@ export const TEST_PARENT_KINDS = {
   hugeError: { plural: 'hugeerrors', kind: 'HugeError' },
   /** The parents of a controller `loom dev --kubeconfig` finds in the cluster and must not run. */
   devOther: { plural: 'devothers', kind: 'DevOther' },
+  /** The parents of a controller a user applies while `loom dev` runs on its own control plane. */
+  devUser: { plural: 'devusers', kind: 'DevUser' },
   /** The parents and decorator targets of the shard-label test, which carry labels their authors chose. */
   shardLabelled: { plural: 'shardlabelleds', kind: 'ShardLabelled' },
   shardLabelledTarget: { plural: 'shardlabelledtargets', kind: 'ShardLabelledTarget' },
