@@ -17,8 +17,8 @@
  * - fairness (`evaluator-fairness.ts`, which states the guarantee): an expression (one hook of one
  *   controller) runs on one process at a time; controllers (`owner`) take turns, none holds more
  *   than `processes − 1`, expressions whose last call ended their process share `processes − 1`, and
- *   a call of a controller that holds none waits at most a quarter of its budget before the
- *   longest-running call is stopped to make room;
+ *   a call of a controller that holds none waits at most a quarter of its budget before a running
+ *   call (a suspect's first) is stopped to make room;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
  * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
@@ -206,9 +206,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       const { expression } = running.call;
       const now = options.clock.now();
       const failure = endFailure(expression.definition, { ...end, stopped: evaluator.stopped, ranMs: now - evaluator.startedAt, heapMiB: options.heapMiB });
-      // Making room was not the expression's doing: no strike.
-      if (evaluator.stopped !== 'room') expression.strikes.strike(running.call.key, failure, now);
-      expression.suspect = true;
+      // Making room was not the expression's doing: no strike, and its standing stays as it was.
+      if (evaluator.stopped !== 'room') {
+        expression.strikes.strike(running.call.key, failure, now);
+        expression.suspect = true;
+      }
       expression.on = undefined;
       running.call.settle({ failure });
       // The calls sent after it never started: they wait again, but those for a key that now rests fail.
