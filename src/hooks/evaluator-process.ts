@@ -1,6 +1,7 @@
 /**
  * One JSONata evaluator process as loom sees it: started from the evaluator program with a V8 heap
- * limit, no environment and no permissions it does not need (`evaluator-sandbox.ts`), talking JSON
+ * limit, no environment (but an allocator setting) and no permissions it does not need
+ * (`evaluator-sandbox.ts`), talking JSON
  * over Node's IPC channel, and able to say why it died. Scheduling calls onto
  * processes is the pool's business (`evaluator-pool.ts`).
  */
