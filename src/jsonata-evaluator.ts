@@ -2,9 +2,9 @@
  * The program of a JSONata evaluator process, started by loom's evaluator pool
  * (`hooks/evaluator-pool.ts`) with a V8 heap limit. It answers loom's messages over the IPC channel
  * (`hooks/evaluator-service.ts`) and says `ready` once it can. It has no other input or output, no
- * environment and no permissions beyond reading its own code (`hooks/evaluator-sandbox.ts`), and it
- * exits when loom goes away: at once when idle, and within half a second even while one native call
- * holds its event loop (`hooks/parent-watchdog.ts`).
+ * environment but glibc's arena limit, and no permissions beyond reading its own code
+ * (`hooks/evaluator-sandbox.ts`), and it exits when loom goes away: at once when idle, and within
+ * half a second even while one native call holds its event loop (`hooks/parent-watchdog.ts`).
  */
 // Straight to the modules it runs, not through the folders' indexes: each evaluator process then
 // loads JSONata and little else (about 10 MiB less resident memory than the whole hooks folder).

@@ -3,7 +3,7 @@
  * whose JSONata expressions backtrack for their whole 30 s budget on every call, and a healthy JSONata
  * controller beside them (issue: the two runaways held both evaluator processes, and every other
  * JSONata hook waited about 30 s per call). What is kept: the healthy controller's parents converge
- * while the runaways run; the evaluators carry none of loom's environment (a SECRET_TOKEN set on loom)
+ * while the runaways run; the evaluators carry none of loom's secrets (a SECRET_TOKEN set on loom)
  * and run under Node's permission model; and when loom is killed with SIGKILL in the middle of their
  * regexes, the evaluators exit instead of running on for hours. Prints the healthy convergence time.
  */

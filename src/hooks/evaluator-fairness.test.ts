@@ -29,6 +29,10 @@ describe('whoMakesRoom', () => {
     { name: 'no call that has run less than the patience', queue: [waiting(c, 0, 1_000)], busy: [running(a, 200), running(b, 100)], now: 300, victim: undefined },
     { name: 'nothing for a controller that holds a process', queue: [waiting(a, 0, 1_000)], busy: [running(a, -5_000), running(b, -5_000)], now: 5_000, victim: undefined },
     { name: 'nothing for a suspect', queue: [waiting(c, 0, 1_000, true)], busy: [running(a, -5_000), running(b, -5_000)], now: 5_000, victim: undefined },
+    { name: 'a suspect before an older call in good standing', queue: [waiting(c, 0, 1_000)], busy: [running(b, -6_000), running(a, -1_000, true)], now: 300, victim: 1 },
+    { name: 'a suspect before a controller holding more', queue: [waiting(c, 0, 1_000)], busy: [running(b, -6_000), running(b, -6_000), running(a, -1_000, true)], now: 300, victim: 2 },
+    { name: 'among suspects, a controller holding more, then the longest-running', queue: [waiting(c, 0, 1_000)], busy: [running(a, -1_000, true), running(b, -2_000, true), running(b, -500, true)], now: 300, victim: 1 },
+    { name: 'no suspect that has run less than the patience', queue: [waiting(c, 0, 1_000)], busy: [running(b, -6_000), running(a, 100, true)], now: 300, victim: 0 },
   ])('$name', ({ queue, busy, now, victim }) => {
     expect(whoMakesRoom(queue, busy, now)).toBe(victim);
   });

@@ -7,19 +7,21 @@
  *   however many expressions (hooks) each has.
  * - Share: a controller never holds more than `processes − 1` of them (at least one), so one with
  *   several runaway hooks leaves a process to the others.
- * - Standing: an expression whose last call ended its process (stopped at its deadline or to make
- *   room, or a crash) is suspect until a call of it ends on its own. Suspects together hold at most
- *   `processes − 1` (at least one), so however many controllers run away, one process is kept for
- *   the expressions in good standing, and none of them waits for a process to be started.
+ * - Standing: an expression whose last call ended its process (stopped at its deadline, or a crash)
+ *   is suspect until a call of it ends on its own. Being stopped to make room changes no standing:
+ *   a slow call in good standing that gives way must not then queue behind the runaways. Suspects
+ *   together hold at most `processes − 1` (at least one), so however many controllers run away, one
+ *   process is kept for the expressions in good standing, and none of them waits for a process to
+ *   be started.
  * - Making room: when a controller that holds no process has a call in good standing waiting for a
- *   quarter of its own budget ({@link PATIENCE}) and every process is busy, the call that has run longest (of the
- *   controllers that hold the most processes, and only one that has itself run at least that long) is
- *   stopped. Its process is killed, its call fails saying why (no strike, `evaluator-strikes.ts`), and
- *   the waiting call runs on the new one.
+ *   quarter of its own budget ({@link PATIENCE}) and every process is busy, a call that has itself
+ *   run at least that long is stopped: a suspect's first, then one of the controller that holds the
+ *   most processes, then the one that has run longest. Its process is killed, its call fails saying
+ *   why (no strike, `evaluator-strikes.ts`), and the waiting call runs on the new one.
  *
  * The guarantee, with `processes` ≥ 2 (the default): however many controllers run away, whatever
  * their budgets, a call in good standing of a controller that holds no process starts at once while
- * only suspects keep the other processes busy (every runaway is one after its first stop), and
+ * only suspects keep the other processes busy (every runaway is one once stopped at its deadline), and
  * otherwise within `timeoutMs / 4` plus one watchdog tick (`graceMs / 2`) plus the start of a
  * process (a fraction of a second; seconds on a loaded machine). Its latency is that plus its own
  * run. With two runaway controllers (30 s budgets) on the default two processes, a healthy 500 ms
@@ -103,9 +105,19 @@ export function whoMakesRoom(waiting: readonly Waiting[], running: readonly Runn
   let victim: number | undefined;
   running.forEach((candidate, index) => {
     if (now - candidate.since < patience) return;
-    const best = victim === undefined ? undefined : running[victim]!;
-    const count = held.get(candidate.owner)!;
-    if (best === undefined || count > held.get(best.owner)! || (count === held.get(best.owner)! && candidate.since < best.since)) victim = index;
+    if (victim === undefined || stopsBefore(candidate, running[victim]!, held)) victim = index;
   });
   return victim;
+}
+
+/**
+ * Whether `candidate` is stopped to make room before `best`: a suspect first (a runaway's call, rather
+ * than a slow one in good standing that happened to start earlier), then the controller holding more,
+ * then the call that has run longer.
+ */
+function stopsBefore(candidate: Running, best: Running, held: Map<Owner, number>): boolean {
+  if (candidate.suspect !== best.suspect) return candidate.suspect;
+  const count = held.get(candidate.owner)!;
+  const bestCount = held.get(best.owner)!;
+  return count > bestCount || (count === bestCount && candidate.since < best.since);
 }

@@ -146,6 +146,49 @@ describe('evaluator pool: a fair share for each controller', () => {
     expect(fake.processes.filter((p) => p.killed)).toHaveLength(2);
   });
 
+  it('makes room by stopping a suspect before a slow call in good standing that started earlier', async () => {
+    const { clock, fake, pool } = setup(2);
+    const runaway = define(pool, 'a', 1_000);
+    const slow = track(define(pool, 'b', 30_000).evaluate({}, never, 'pb'));
+    const first = track(runaway.evaluate({}, never, 'pa'));
+    await settle();
+    await fake.allReady();
+    await clock.advance(1_200); // the runaway is killed at its deadline: a suspect now
+    expect(failureOf(first.answer)).toContain('timed out');
+    const again = track(runaway.evaluate({}, never, 'pa2'));
+    await settle();
+    await fake.allReady();
+    expect(fake.alive().map(runningOn).sort()).toEqual(['"a sync"', '"b sync"']);
+
+    track(define(pool, 'c', 400).evaluate({}, never, 'pc'));
+    await clock.advance(200); // past the waiting call's patience (100 ms), and the runaway has run as long
+    expect(failureOf(again.answer)).toMatch(/so that another controller's hook could run/);
+    expect(slow).toEqual({});
+    await fake.allReady();
+    expect(fake.alive().map(runningOn).sort()).toEqual(['"b sync"', '"c sync"']);
+  });
+
+  it('leaves a call stopped to make room in good standing: it may make room in its turn', async () => {
+    const { clock, fake, pool } = setup(2);
+    const b = define(pool, 'b', 4_000);
+    const stoppedFirst = [track(b.evaluate({}, never, 'pb')), track(define(pool, 'd', 4_000).evaluate({}, never, 'pd'))];
+    await settle();
+    await fake.allReady();
+    track(define(pool, 'c', 4_000).evaluate({}, never, 'pc'));
+    await clock.advance(1_100); // past c's patience (1 s): the call of b, which started first, makes room
+    expect(failureOf(stoppedFirst[0]!.answer)).toMatch(/so that another controller's hook could run/);
+    expect(stoppedFirst[1]).toEqual({});
+    await fake.allReady();
+    const retried = track(b.evaluate({}, never, 'pb')); // its sync is retried
+    await settle();
+    // Past b's patience, well before d's deadline (4.1 s): d, the longest-running, makes room for b.
+    await clock.advance(1_500);
+    await fake.allReady();
+    expect(failureOf(stoppedFirst[1]!.answer)).toMatch(/so that another controller's hook could run/);
+    expect(fake.alive().map(runningOn).sort()).toEqual(['"b sync"', '"c sync"']);
+    expect(retried).toEqual({});
+  });
+
   it('stops nothing for a waiting call of a controller that already holds a process', async () => {
     const { clock, fake, pool } = setup(2);
     track(define(pool, 'a', 30_000).evaluate({}, never, 'pa'));

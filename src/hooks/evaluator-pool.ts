@@ -10,15 +10,16 @@
  *
  * The bounds, and who keeps them:
  * - time: the evaluator's step budget ends an ordinary runaway at `timeoutMs`; a call still running
- *   `graceMs` later is ended here, by killing its process — the only bound on a native call. A
- *   watchdog checks every `graceMs / 2`, so a kill comes within `timeoutMs + 1.5 × graceMs`;
+ *   `graceMs` later is ended by killing its process — the only bound on a native call. The pool's
+ *   watchdog (`evaluator-watchdog.ts`) checks every `graceMs / 2`, so a kill comes within
+ *   `timeoutMs + 1.5 × graceMs`;
  * - memory: `heapMiB` per process; a process that dies of it (or of any other crash) fails just the
  *   call it was running, with the reason read from its last words on stderr;
  * - fairness (`evaluator-fairness.ts`, which states the guarantee): an expression (one hook of one
  *   controller) runs on one process at a time; controllers (`owner`) take turns, none holds more
  *   than `processes − 1`, expressions whose last call ended their process share `processes − 1`, and
- *   a call of a controller that holds none waits at most a quarter of its budget before the
- *   longest-running call is stopped to make room;
+ *   a call of a controller that holds none waits at most a quarter of its budget before a running
+ *   call (a suspect's first) is stopped to make room;
  * - output: an evaluator refuses a result larger than loom accepts from a webhook, so an answer cannot
  *   flood loom's event loop when it is parsed;
  * - restarts: an expression that ends its process twice in a row for one key (parent) rests for that
@@ -33,10 +34,11 @@
  * which never started, go back to the front of the queue.
  */
 import type { EvaluatorReply, ExpressionDefinition, WireFailure } from './evaluator-protocol.ts';
-import { whoMakesRoom, whoseTurn, type Running } from './evaluator-fairness.ts';
+import { whoseTurn, type Running } from './evaluator-fairness.ts';
 import { ownerBook, turnLine, type SharedOwner } from './evaluator-turns.ts';
 import { endFailure, startEvaluatorProcess, type EvaluatorProcess, type ProcessEnd, type StopReason } from './evaluator-process.ts';
 import { strikeBook, type StrikeBook } from './evaluator-strikes.ts';
+import { evaluatorWatchdog } from './evaluator-watchdog.ts';
 
 /** The evaluator's outcome of one call. */
 export type EvaluatorAnswer = { response: Record<string, unknown> } | { failure: WireFailure };
@@ -126,7 +128,7 @@ interface Evaluator {
   sent: Sent[];
   /** When the oldest sent call started running. */
   startedAt: number;
-  /** Set when the pool killed the process: its call overran the deadline, or made room. */
+  /** Set when the watchdog killed the process: its call overran the deadline, or made room. */
   stopped: StopReason | undefined;
 }
 
@@ -138,9 +140,17 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
   const turns = turnLine<Expression>();
   const owners = ownerBook();
   let closed = false;
-  let watching = false;
   let nextId = 0;
   let nextCall = 0;
+
+  /** The busy processes, as the fairness rules see them. */
+  const running = (): Running[] => [...evaluators].flatMap((e) => {
+    const sent = e.sent[0];
+    return sent === undefined ? [] : [{ owner: sent.call.expression.owner, suspect: sent.call.expression.suspect, since: e.startedAt }];
+  });
+  const watchdog = evaluatorWatchdog({
+    clock: options.clock, graceMs: options.graceMs, processes: most, evaluators, line: turns, running, closed: () => closed,
+  });
 
   /** Sends `expression`'s waiting calls to `evaluator`, as far ahead as allowed. */
   const sendAhead = (evaluator: Evaluator, expression: Expression): void => {
@@ -155,14 +165,8 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       evaluator.sent.push(sent);
       evaluator.process.send({ type: 'call', call: sent.number, id: expression.id, request: sent.call.request });
     }
-    watch();
+    watchdog.watch();
   };
-
-  /** The busy processes, as the fairness rules see them. */
-  const running = (): Running[] => [...evaluators].flatMap((e) => {
-    const sent = e.sent[0];
-    return sent === undefined ? [] : [{ owner: sent.call.expression.owner, suspect: sent.call.expression.suspect, since: e.startedAt }];
-  });
 
   function dispatch(): void {
     if (closed) return;
@@ -206,9 +210,11 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       const { expression } = running.call;
       const now = options.clock.now();
       const failure = endFailure(expression.definition, { ...end, stopped: evaluator.stopped, ranMs: now - evaluator.startedAt, heapMiB: options.heapMiB });
-      // Making room was not the expression's doing: no strike.
-      if (evaluator.stopped !== 'room') expression.strikes.strike(running.call.key, failure, now);
-      expression.suspect = true;
+      // Making room was not the expression's doing: no strike, and its standing stays as it was.
+      if (evaluator.stopped !== 'room') {
+        expression.strikes.strike(running.call.key, failure, now);
+        expression.suspect = true;
+      }
       expression.on = undefined;
       running.call.settle({ failure });
       // The calls sent after it never started: they wait again, but those for a key that now rests fail.
@@ -249,42 +255,6 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
       }),
     };
     evaluators.add(evaluator);
-  }
-
-  const stop = (evaluator: Evaluator, reason: StopReason): void => {
-    evaluator.stopped = reason;
-    evaluator.process.kill();
-  };
-
-  /** Kills the processes whose running call is past its deadline. */
-  const stopOverdue = (): void => {
-    for (const evaluator of evaluators) {
-      const sent = evaluator.sent[0];
-      if (sent === undefined || evaluator.stopped !== undefined) continue;
-      if (options.clock.now() > evaluator.startedAt + sent.call.expression.definition.timeoutMs + options.graceMs) stop(evaluator, 'deadline');
-    }
-  };
-
-  /** When every process is busy (none starting or being stopped), stops the call `whoMakesRoom` names. */
-  const makeRoom = (): void => {
-    const all = [...evaluators];
-    if (turns.length === 0 || all.length < most || all.some((e) => e.sent.length === 0 || e.stopped !== undefined)) return;
-    const victim = whoMakesRoom(turns.waiting(), running(), options.clock.now());
-    if (victim !== undefined) stop(all[victim]!, 'room');
-  };
-
-  /** Kills the processes whose running call is past its deadline, and makes room; runs while any call is sent. */
-  function watch(): void {
-    if (watching || closed) return;
-    watching = true;
-    void (async () => {
-      while (!closed && [...evaluators].some((e) => e.sent.length > 0)) {
-        await options.clock.sleep(options.graceMs / 2);
-        stopOverdue();
-        makeRoom();
-      }
-      watching = false;
-    })();
   }
 
   const enqueue = (expression: Expression, request: unknown, key: string, signal: AbortSignal): Promise<EvaluatorAnswer> => {

@@ -1,8 +1,8 @@
 /**
  * One JSONata evaluator process as loom sees it: started from the evaluator program with a V8 heap
- * limit, no environment and no permissions it does not need (`evaluator-sandbox.ts`), talking JSON
- * over Node's IPC channel, and able to say why it died. Scheduling calls onto
- * processes is the pool's business (`evaluator-pool.ts`).
+ * limit, no environment (but an allocator setting) and no permissions it does not need
+ * (`evaluator-sandbox.ts`), talking JSON over Node's IPC channel, and able to say why it died.
+ * Scheduling calls onto processes is the pool's business (`evaluator-pool.ts`).
  */
 import { fork } from 'node:child_process';
 import { NO_RESPONSE } from './hook-observer.ts';

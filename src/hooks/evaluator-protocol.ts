@@ -6,7 +6,8 @@
  * `MAX_MESSAGE_CHARS` (`api/bounded-text.ts`) on both sides: before it is sent, so a huge message never
  * crosses, and on receipt, as loom does not trust what a process answers.
  */
-import { boundedText } from '../api/index.ts';
+// Straight to the module: an evaluator process loads this file, and `api/index.ts` is all of `api/`.
+import { boundedText } from '../api/bounded-text.ts';
 import { HookError } from './hook-error.ts';
 import type { HookKind } from './hook-runner.ts';
 import { JsonataEvaluationError } from './jsonata-errors.ts';

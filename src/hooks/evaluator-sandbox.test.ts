@@ -41,12 +41,20 @@ async function readyEvaluator(): Promise<{ process: EvaluatorProcess; replies: E
 const procFile = (pid: number | undefined, name: string): string[] => readFileSync(`/proc/${pid}/${name}`, 'utf8').split('\0').filter(Boolean);
 
 describe('evaluator sandbox', () => {
-  it('gives an evaluator none of the host’s environment', async () => {
+  it('gives an evaluator none of the host’s environment but its allocator arenas', async () => {
     const { process: evaluator } = await readyEvaluator();
     const environ = procFile(evaluator.pid, 'environ');
     expect(environ.join('\n')).not.toMatch(/SECRET_TOKEN|KUBECONFIG|PATH=|HOME=/);
-    // What fork adds for the IPC channel, and nothing else.
-    expect(environ.map((v) => v.split('=')[0]).sort()).toEqual(['NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+    // The host's arena limit, what fork adds for the IPC channel, and nothing else.
+    expect(environ.map((v) => v.split('=')[0]).sort()).toEqual(['MALLOC_ARENA_MAX', 'NODE_CHANNEL_FD', 'NODE_CHANNEL_SERIALIZATION_MODE']);
+    expect(environ).toContain(`MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '2'}`);
+  });
+
+  it.each([
+    { name: 'passes on the host’s arena limit, and nothing else', host: { MALLOC_ARENA_MAX: '4', SECRET_TOKEN: 't', KUBECONFIG: '/k', PATH: '/bin' }, env: { MALLOC_ARENA_MAX: '4' } },
+    { name: 'limits the arenas to 2, as the `loom` command does, where the host sets no limit', host: { SECRET_TOKEN: 't' }, env: { MALLOC_ARENA_MAX: '2' } },
+  ])('$name', ({ host, env }) => {
+    expect(sandboxEnv(host)).toEqual(env);
   });
 
   it('runs an evaluator under the permission model, reading only its own code, and it still evaluates', async () => {
@@ -90,6 +98,6 @@ describe('evaluator sandbox', () => {
       child.once('message', resolve);
       child.once('exit', (code) => reject(new Error(`the probe exited (${code}) without a report`)));
     });
-    expect(report).toEqual({ hostname: 'ERR_ACCESS_DENIED', tempFile: 'ERR_ACCESS_DENIED', writeTemp: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', ownCode: true, env: [] });
+    expect(report).toEqual({ hostname: 'ERR_ACCESS_DENIED', tempFile: 'ERR_ACCESS_DENIED', writeTemp: 'ERR_ACCESS_DENIED', spawn: 'ERR_ACCESS_DENIED', ownCode: true, env: ['MALLOC_ARENA_MAX'] });
   });
 });

@@ -1,7 +1,7 @@
 /**
- * What an evaluator process is given: nothing it does not need. It gets an empty environment (the
- * host's holds credentials: a kubeconfig path, tokens), and runs under Node's permission model with
- * exactly these grants:
+ * What an evaluator process is given: nothing it does not need. It gets an empty environment but for
+ * the allocator's arena limit (the host's holds credentials: a kubeconfig path, tokens), and runs
+ * under Node's permission model with exactly these grants:
  * - reading the evaluator's own program: the folder of its entry module (`src/` or `dist/`), and the
  *   `jsonata` package as Node finds it from there;
  * - one worker thread, its parent watchdog (`parent-watchdog.ts`).
@@ -15,6 +15,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** glibc's allocator arenas of an evaluator whose host sets no limit: as many as the `loom` command gives a host. */
+const DEFAULT_ARENAS = '2';
 
 /** The one package an evaluator loads from `node_modules`. */
 const EVALUATOR_PACKAGES = ['jsonata'] as const;
@@ -36,10 +39,15 @@ export function sandboxArgs(entry: URL): string[] {
 }
 
 /**
- * The environment of an evaluator: empty. Node needs none of it to start a program by absolute path
- * (fork adds the variables of the IPC channel itself), and JSONata cannot read it anyway; but a
- * process's environment is readable in `/proc/<pid>/environ` by anyone who can read its memory.
+ * The environment of an evaluator: empty but for `MALLOC_ARENA_MAX`. Node needs none of the host's
+ * to start a program by absolute path (fork adds the variables of the IPC channel itself), and
+ * JSONata cannot read it anyway; but a process's environment is readable in `/proc/<pid>/environ` by
+ * anyone who can read its memory, and the host's holds credentials (a kubeconfig path, tokens).
+ * The arena limit is no secret, and glibc reads it only from the environment: without it, each of an
+ * evaluator's threads (its watchdog among them) may get an allocator arena of its own, as the `loom`
+ * command (`cli/bin.ts`) avoids for the host. So the host's value is passed on, and `2`, the `loom`
+ * command's default, where the host has none. `host` is the environment loom runs in.
  */
-export function sandboxEnv(): NodeJS.ProcessEnv {
-  return {};
+export function sandboxEnv(host: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { MALLOC_ARENA_MAX: host.MALLOC_ARENA_MAX ?? DEFAULT_ARENAS };
 }
