@@ -17,16 +17,11 @@ import { tracesWanted } from './otel-environment.ts';
 import { textLogStream } from './pretty-log.ts';
 import { rootLogger } from './root-logger.ts';
 import { RUN_FLAG_SPEC, runConfig, type ReplicaIdentity } from './run-config.ts';
+import { abortOnSignals } from './signals.ts';
 import { commandUsage, loomVersion, USAGE } from './usage.ts';
 
-/** Aborts when the process receives SIGINT or SIGTERM, so every command shuts down the same way. */
-function abortOnSignals(): AbortSignal {
-  const controller = new AbortController();
-  const abort = (signal: NodeJS.Signals): void => controller.abort(new Error(`received ${signal}`));
-  process.once('SIGINT', abort);
-  process.once('SIGTERM', abort);
-  return controller.signal;
-}
+/** Aborts on SIGINT or SIGTERM, so every command shuts down the same way; a second signal exits at once. */
+const stopSignal = (): AbortSignal => abortOnSignals(process, (status) => process.exit(status));
 
 const POD_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`;
 
@@ -58,7 +53,7 @@ async function run(values: ReadonlyMap<string, string>): Promise<number> {
   const config = runConfig(values, await replicaIdentity(), kubeEnvironment());
   if (tracesWanted(process.env)) config.tracing = { serviceVersion: await loomVersion() };
   const log = logger(values);
-  const signal = abortOnSignals();
+  const signal = stopSignal();
   const running = await runLoom({ config, logger: log, signal });
   const graceMs = config.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   if (await drainWithin(running.done, signal, { clock: systemClock, graceMs }) === 'drained') return 0;
@@ -89,7 +84,7 @@ async function command(name: string, values: ReadonlyMap<string, string>, args: 
     }
     case 'dev': {
       const { runDev } = await import('./dev.ts');
-      await runDev({ logger: logger(values), signal: abortOnSignals(), out: process.stdout, config: runConfig(values, undefined, kubeEnvironment()) });
+      await runDev({ logger: logger(values), signal: stopSignal(), out: process.stdout, config: runConfig(values, undefined, kubeEnvironment()) });
       return 0;
     }
     case 'version':

@@ -103,10 +103,13 @@ function headersOf(opts: RequestOptions): OutgoingHttpHeaders {
   return opts.headers as OutgoingHttpHeaders;
 }
 
-/** How the server is trusted: its CA (none: the system's), or not at all; and the name its certificate must carry. */
+/**
+ * How the server is trusted: its CA (none: the system's), or not at all; and the name its certificate
+ * must carry. Never both a CA and no verification: the kubeconfig loader refuses that combination.
+ */
 function applyServerTrust(opts: RequestOptions, cluster: KubeCluster): void {
   if (cluster.insecureSkipTlsVerify) opts.rejectUnauthorized = false;
-  const ca = cluster.insecureSkipTlsVerify ? undefined : pem(cluster.certificateAuthorityData, cluster.certificateAuthority);
+  const ca = pem(cluster.certificateAuthorityData, cluster.certificateAuthority);
   if (ca) opts.ca = ca;
   if (cluster.tlsServerName) opts.servername = cluster.tlsServerName;
 }

@@ -4,12 +4,14 @@
  * `KUBERNETES_EXEC_INFO` it is owed, and with an error naming the command and quoting its stderr when
  * it fails. The plugins are small shell scripts that count their runs in a file.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { execCredentialSource, type ExecConfig, type PluginDeadline } from './exec-credential.ts';
+import { execCredentialSource, MAX_PLUGIN_OUTPUT_BYTES, type ExecConfig, type PluginDeadline } from './exec-credential.ts';
 
 const V1 = 'client.authentication.k8s.io/v1';
 
@@ -64,6 +66,27 @@ async function runs(): Promise<number> {
 }
 
 const noCluster = () => ({});
+
+/** A deadline never reached: the plugin's run ends some other way. */
+const NO_DEADLINE: PluginDeadline = {
+  timeoutMs: 60_000,
+  sleep: (_ms, signal) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+};
+
+/** A script that records its PID and a backgrounded child's in `shell` and `grandchild`, runs `body`, then waits. */
+async function groupPlugin(body: string): Promise<string> {
+  const script = join(dir, 'plugin.sh');
+  await writeFile(script, `#!/bin/sh\necho $$ > "${join(dir, 'shell')}"\nsleep 1000 &\necho $! > "${join(dir, 'grandchild')}"\n${body}\nwait\n`);
+  await chmod(script, 0o755);
+  return script;
+}
+
+/** The PIDs {@link groupPlugin} recorded, to be stopped after the test whatever happened. */
+async function groupPids(): Promise<number[]> {
+  const pids = [await pidIn('shell'), await pidIn('grandchild')];
+  spawned.push(...pids);
+  return pids;
+}
 
 describe('an exec plugin', () => {
   it('is not run until a credential is asked for, and then once for all who ask meanwhile', async () => {
@@ -188,4 +211,27 @@ describe('an exec plugin that fails', () => {
     const config: ExecConfig = { command: 'true', args: [], env: [], apiVersion: 'client.authentication.k8s.io/v1alpha1', provideClusterInfo: false };
     expect(() => execCredentialSource(config, noCluster)).toThrow('apiVersion "client.authentication.k8s.io/v1alpha1" is not supported');
   });
+
+  it('that prints without end is stopped with its whole process group once it has printed more than 1 MiB', async () => {
+    // 2 MiB, then it waits: an answer that big is no credential, and the wait must not go on to the deadline.
+    const script = await groupPlugin(`head -c ${2 * MAX_PLUGIN_OUTPUT_BYTES} /dev/zero`);
+    const source = execCredentialSource({ command: script, args: [], env: [], apiVersion: V1, provideClusterInfo: false }, noCluster, NO_DEADLINE);
+    const err = await source().then(() => new Error('no failure'), (e: unknown) => e as Error);
+    expect(err.message).toContain(`exec plugin ${script} printed more than ${MAX_PLUGIN_OUTPUT_BYTES} bytes`);
+    const pids = await groupPids();
+    await vi.waitFor(() => expect(pids.map(isRunning)).toEqual([false, false]), { timeout: 30_000, interval: 50 });
+  }, 90_000);
+});
+
+describe('an exec plugin still running when loom exits', () => {
+  it('is stopped with its whole process group, though no signal to loom reaches its group', async () => {
+    const script = await groupPlugin('');
+    const host = spawn(process.execPath, [new URL('./exec-plugin-host.test-support.ts', import.meta.url).pathname, script], { stdio: ['pipe', 'ignore', 'inherit'] });
+    spawned.push(host.pid!);
+    const pids = await groupPids();
+    const exited = once(host, 'exit');
+    host.stdin.end('exit\n');
+    expect(await exited).toEqual([0, null]);
+    await vi.waitFor(() => expect(pids.map(isRunning)).toEqual([false, false]), { timeout: 30_000, interval: 50 });
+  }, 90_000);
 });

@@ -94,25 +94,45 @@ function failure(config: ExecConfig, code: number | null, signal: NodeJS.Signals
   return new Error(`exec plugin ${config.command} failed with ${how} (${said}; run the command to see its output)`);
 }
 
+/** The most a plugin may print: an ExecCredential is a few KiB; a plugin printing without end must not fill loom's memory. */
+export const MAX_PLUGIN_OUTPUT_BYTES = 1024 * 1024;
+
 /**
  * Runs the plugin; resolves with its stdout, rejects naming the command. Bounded, as client-go bounds
  * it: every request waits for the credential, so a plugin that hangs would otherwise hang them all.
  * The bound holds for the whole wait: the plugin leads a process group of its own, and at the deadline
- * that group is killed and the wait ends, even if a process it started holds its output open.
+ * (or once it prints more than {@link MAX_PLUGIN_OUTPUT_BYTES}) that group is killed and the wait ends,
+ * even if a process it started holds its output open. Its own group also means no signal to loom
+ * reaches it, so while it runs an `exit` listener kills the group when loom exits (a signal handler's
+ * or the shutdown grace period's `process.exit`); the listener is removed once the run ends.
  */
 function runPlugin(config: ExecConfig, info: string, deadline: PluginDeadline): Promise<string> {
   const env = { ...process.env, ...Object.fromEntries(config.env.map(({ name, value }) => [name, value])), KUBERNETES_EXEC_INFO: info };
   return new Promise((resolve, reject) => {
     const child = spawn(config.command, config.args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const killOnExit = (): void => killGroup(child.pid);
+    process.on('exit', killOnExit);
     const finished = new AbortController();
     const settle = (outcome: () => void): void => {
       if (finished.signal.aborted) return;
       finished.abort();
+      process.off('exit', killOnExit);
       outcome();
     };
+    const stop = (why: string): void => settle(() => {
+      killGroup(child.pid);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      reject(new Error(`exec plugin ${config.command} ${why}; it was stopped with every process it started`));
+    });
     const stdout: Buffer[] = [];
+    let stdoutBytes = 0;
     let stderrBytes = 0;
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdoutBytes += chunk.length;
+      if (stdoutBytes > MAX_PLUGIN_OUTPUT_BYTES) stop(`printed more than ${MAX_PLUGIN_OUTPUT_BYTES} bytes, more than any ExecCredential needs`);
+      else stdout.push(chunk);
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderrBytes += chunk.length));
     child.once('error', (cause) => {
       const hint = config.installHint ? `\n${config.installHint}` : '';
@@ -121,12 +141,7 @@ function runPlugin(config: ExecConfig, info: string, deadline: PluginDeadline): 
     child.once('close', (code, signal) => {
       settle(() => (code === 0 ? resolve(Buffer.concat(stdout).toString('utf8')) : reject(failure(config, code, signal, stderrBytes))));
     });
-    deadline.sleep(deadline.timeoutMs, finished.signal).then(() => settle(() => {
-      killGroup(child.pid);
-      child.stdout.destroy();
-      child.stderr.destroy();
-      reject(new Error(`exec plugin ${config.command} did not finish within ${deadline.timeoutMs / 1000} s; it was stopped with every process it started`));
-    }), () => undefined);
+    deadline.sleep(deadline.timeoutMs, finished.signal).then(() => stop(`did not finish within ${deadline.timeoutMs / 1000} s`), () => undefined);
   });
 }
 
