@@ -13,7 +13,7 @@ import { PlanStoppedError } from '../apply/index.ts';
 import { rootLogger } from '../cli/root-logger.ts';
 import { KubeApiError } from '../kube/index.ts';
 import { StaleSyncError } from '../sync/stale-writes.ts';
-import { runControllerLoop } from './controller-loop.ts';
+import { runControllerLoop, stopTogether } from './controller-loop.ts';
 import type { Host } from './host.ts';
 
 const object = (key: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: key, namespace: 'ns' } });
@@ -196,5 +196,64 @@ describe('runControllerLoop', () => {
     expect(stale).toHaveLength(1);
     expect(stale[0]!.level).toBe(20);
     expect(stale[0]!.err).toBeUndefined();
+  });
+});
+
+describe('stopTogether', () => {
+  /** A part whose stop ends when the test says, recording that it began. */
+  function part(name: string, began: string[]) {
+    let end: (err?: Error) => void = () => undefined;
+    return {
+      stop: () => new Promise<void>((resolve, reject) => {
+        began.push(name);
+        end = (err) => (err ? reject(err) : resolve());
+      }),
+      end: (err?: Error) => end(err),
+    };
+  }
+
+  it('stops every part at once, not one after another, and resolves when all have stopped', async () => {
+    const began: string[] = [];
+    const repair = part('repair', began);
+    const loop = part('loop', began);
+    let stopped = false;
+    const stopping = stopTogether([repair, loop]).stop().then(() => (stopped = true));
+    await settle();
+    expect(began.sort()).toEqual(['loop', 'repair']);
+    loop.end();
+    await settle();
+    expect(stopped).toBe(false);
+    repair.end();
+    await stopping;
+    expect(stopped).toBe(true);
+  });
+
+  it('still stops the other parts when one fails to, and rejects with that failure once all are done', async () => {
+    const began: string[] = [];
+    const repair = part('repair', began);
+    const loop = part('loop', began);
+    const stopping = stopTogether([repair, loop]).stop();
+    const outcome = stopping.then(() => 'stopped', (err: unknown) => err);
+    await settle();
+    repair.end(new Error('repair workers failed'));
+    await settle();
+    expect(began.sort()).toEqual(['loop', 'repair']);
+    loop.end();
+    const err = await outcome;
+    expect(err).toBeInstanceOf(Error);
+    expect((err as Error).message).toBe('repair workers failed');
+  });
+
+  it('names every failure when more than one part fails to stop', async () => {
+    const began: string[] = [];
+    const repair = part('repair', began);
+    const loop = part('loop', began);
+    const outcome = stopTogether([repair, loop]).stop().then(() => 'stopped', (err: unknown) => err);
+    await settle();
+    repair.end(new Error('repair failed'));
+    loop.end(new Error('loop failed'));
+    const err = await outcome;
+    expect(err).toBeInstanceOf(AggregateError);
+    expect((err as AggregateError).errors.map((e: Error) => e.message)).toEqual(['repair failed', 'loop failed']);
   });
 });

@@ -20,6 +20,22 @@ export interface RunningController {
   stop(): Promise<void>;
 }
 
+/**
+ * One running controller made of `parts` that stop together: each stop starts at once, so none waits
+ * for another's work in flight, and one that fails still lets the others stop. Rejects, once all have
+ * ended, with the failure, or an `AggregateError` of them when there are several.
+ */
+export function stopTogether(parts: readonly { stop(): Promise<void> }[]): RunningController {
+  return {
+    async stop() {
+      const ended = await Promise.allSettled(parts.map((part) => part.stop()));
+      const failures = ended.filter((end) => end.status === 'rejected').map((end) => end.reason as unknown);
+      if (failures.length === 1) throw failures[0];
+      if (failures.length > 1) throw new AggregateError(failures, `${failures.length} parts of the controller failed to stop`);
+    },
+  };
+}
+
 /** How long a controller's caches may take to fill before its start fails (and is retried). */
 const CACHE_SYNC_TIMEOUT_MS = 60_000;
 

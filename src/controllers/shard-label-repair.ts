@@ -44,7 +44,7 @@ export interface RepairSource {
 
 /** A running repair. */
 export interface ShardLabelRepair {
-  /** Stops after the correction in flight, and undoes the subscriptions. */
+  /** Undoes the subscriptions and aborts the correction in flight; resolves once the worker has ended. */
   stop(): Promise<void>;
 }
 
@@ -72,18 +72,19 @@ export function startShardLabelRepair(host: Host, sources: readonly RepairSource
   const workers = runWorkers({
     queue, workers: 1, signal: stopping.signal, clock: host.clock,
     reconciler: {
-      async reconcile({ source, key }) {
+      async reconcile({ source, key }, signal) {
         const from = sources[source]!;
         const obj = from.lease.informer.store.get(key);
         const relabel = obj && relabelOf(from, obj);
         if (!obj || relabel === undefined) return {};
-        await writeShardLabel(host, from.lease.informer.type, obj, relabel);
+        await writeShardLabel(host, from.lease.informer.type, obj, { value: relabel, signal });
         logger.info({ object: `${obj.kind} ${storeKey(obj)}`, from: obj.metadata.labels?.[SHARD_LABEL], to: relabel }, 'corrected a shard label that hid the object from the holder of its bucket');
         return {};
       },
     },
     onOutcome: (outcome) => {
-      if (outcome.result === 'error') logger.warn({ err: outcome.error, object: outcome.key.key }, 'correcting a shard label failed; retrying');
+      // A correction given up because the repair stops is no failure.
+      if (outcome.result === 'error' && !stopping.signal.aborted) logger.warn({ err: outcome.error, object: outcome.key.key }, 'correcting a shard label failed; retrying');
     },
   });
   return {
