@@ -4,7 +4,9 @@
  * parent is deleted, or when the parent's spec moves on, on the real control plane. The client rate limit is low, so a sync that ran
  * to its end would take minutes; each case waits for a state the old behaviour could reach only after
  * that (a second controller for the same parents starting, another parent synced by the only worker,
- * the parent converged to its new spec) and then checks that the stale sync wrote no more.
+ * the parent converged to its new spec) and then checks that the stale sync wrote no more, and fewer
+ * than all its children. The waits are bounds for a hung test, not the test: a sync run to its end
+ * reaches each state too, and is told apart by its count of writes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
@@ -17,10 +19,10 @@ const LABEL = 'stop';
 const KIND = TEST_PARENT_KINDS.stopping;
 /** Children the stale answers ask for: at the test's rate limit, minutes of writes. */
 const MANY = 3_000;
-/** Long enough for a state that follows a stop, far shorter than the MANY writes at the rate limit. */
-const STATE_TIMEOUT_MS = 60_000;
-/** Each case waits for a few states of STATE_TIMEOUT_MS at most. */
-const CASE_TIMEOUT_MS = 3 * STATE_TIMEOUT_MS;
+/** Many times what a state that follows a stop takes on a busy machine. */
+const STATE_TIMEOUT_MS = 120_000;
+/** Each case waits for a few states of STATE_TIMEOUT_MS at most (a bound for a hung case). */
+const CASE_TIMEOUT_MS = 6 * STATE_TIMEOUT_MS;
 let clients: TestClients;
 let loom: TestLoom;
 let namespace: string;
@@ -98,12 +100,12 @@ afterAll(async () => {
 describe('a sync whose answer goes stale stops writing', () => {
   it('when its CompositeController is deleted: the writes stop and a new controller for the same parents starts', async () => {
     await clients.apply(controller('stop-old', 'delete'));
-    await eventually(async () => ((await readyCondition(clients, 'stop-old'))?.status === 'True' ? true : undefined), 'stop-old Ready');
+    await eventually(async () => ((await readyCondition(clients, 'stop-old'))?.status === 'True' ? true : undefined), 'stop-old Ready', STATE_TIMEOUT_MS);
     await clients.apply(parent('p1', 'delete', { count: MANY, tag: 'old' }));
-    await eventually(atLeast('p1-old-', 20), 'the old controller writing children');
+    await eventually(atLeast('p1-old-', 20), 'the old controller writing children', STATE_TIMEOUT_MS);
     // The new controller waits for the old one's parents while it runs.
     await clients.apply(controller('stop-new', 'delete', '{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name & "-new" } }] }'));
-    await eventually(async () => ((await readyCondition(clients, 'stop-new'))?.reason === 'ParentTypeTaken' ? true : undefined), 'stop-new refused');
+    await eventually(async () => ((await readyCondition(clients, 'stop-new'))?.reason === 'ParentTypeTaken' ? true : undefined), 'stop-new refused', STATE_TIMEOUT_MS);
 
     const deletedAt = systemClock.now();
     await clients.writer.delete(controllerRef('stop-old'));
@@ -119,7 +121,7 @@ describe('a sync whose answer goes stale stops writing', () => {
   it('when its parent is deleted: the only worker is free again for another parent', async () => {
     await clients.apply(controller('stop-parent', 'parent'));
     await clients.apply(parent('p2', 'parent', { count: MANY, tag: 'doomed' }));
-    await eventually(atLeast('p2-doomed-', 20), 'children of p2 being written');
+    await eventually(atLeast('p2-doomed-', 20), 'children of p2 being written', STATE_TIMEOUT_MS);
 
     const deletedAt = systemClock.now();
     await clients.writer.delete(parentRef('p2'));
@@ -134,7 +136,7 @@ describe('a sync whose answer goes stale stops writing', () => {
   it("when its parent's spec changes: the newer spec is synced instead, and the parent's status never names the stale answer's plan as done", async () => {
     await clients.apply(controller('stop-spec', 'spec'));
     await clients.apply(parent('p4', 'spec', { count: MANY, tag: 'v1' }));
-    await eventually(atLeast('p4-v1-', 20), 'children of the first spec being written');
+    await eventually(atLeast('p4-v1-', 20), 'children of the first spec being written', STATE_TIMEOUT_MS);
 
     const changedAt = systemClock.now();
     await clients.apply(parent('p4', 'spec', { count: 3, tag: 'v2' }));
@@ -159,7 +161,7 @@ describe('a sync whose answer goes stale stops writing', () => {
   it("when its DecoratorController's spec changes: the old answer's attachment writes stop and the new spec is synced", async () => {
     await clients.apply(decorator(false));
     await clients.apply(parent('p5', 'decorated', { count: 0, tag: 'none' }));
-    await eventually(atLeast('p5-att-', 20), 'attachments being written');
+    await eventually(atLeast('p5-att-', 20), 'attachments being written', STATE_TIMEOUT_MS);
 
     const changedAt = systemClock.now();
     await clients.apply(decorator(true));

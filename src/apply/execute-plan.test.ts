@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
 import type { AppliedRecord, ChildDecision } from '../core/index.ts';
 import { KubeApiError, type ApplyOptions, type ObjectRef, type ObjectWriter } from '../kube/index.ts';
-import { childKey, executePlan, WRITES_IN_FLIGHT } from './execute-plan.ts';
+import { childKey } from './applied-records.ts';
+import { executePlan, WRITES_IN_FLIGHT } from './execute-plan.ts';
 import { PlanStoppedError } from './plan-stopped.ts';
 
 const child = { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'web-config' };

@@ -4,19 +4,13 @@
  */
 import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
-import { canonicalJson } from '../api/index.ts';
-import { appliedRecordOf, fingerprintOf, sanitizeForApply, type AppliedRecord } from '../core/index.ts';
+import { appliedRecordOf } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
 import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
 import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
 import { planStopper, PlanStoppedError } from './plan-stopped.ts';
-
-/** loom's memory of its last server-side apply per child (see `core/applied-fingerprint.ts`). */
-export interface AppliedRecords {
-  get(child: string): AppliedRecord | undefined;
-  set(child: string, record: AppliedRecord): void;
-  delete(child: string): void;
-}
+import { childKey, type AppliedRecords } from './applied-records.ts';
+import { checkValidAsNew, unchangedByDryRun } from './recreate-checks.ts';
 
 /** What one decision came to. */
 export interface ChildOutcome {
@@ -51,21 +45,7 @@ export interface ExecutePlanOptions {
   stopIf?: (() => string | undefined) | undefined;
 }
 
-/** The key of a child in {@link AppliedRecords}. */
-export function childKey(child: ChildRef): string {
-  return `${child.apiVersion}/${child.kind}/${child.namespace}/${child.name}`;
-}
-
 const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
-
-/**
- * An object without status and server-set metadata (docs/concepts.md,
- * "What loom removes from desired children"), so a dry run is compared on content: a status update by
- * the child's own controller is no reason to recreate it.
- */
-function comparable(obj: KubeObject): string {
-  return canonicalJson(sanitizeForApply(obj));
-}
 
 /** One server-side apply of a child: the object, the fingerprint to record, and whether it may only create. */
 interface ChildApply {
@@ -117,41 +97,6 @@ async function create(options: ExecutePlanOptions, decision: Extract<ChildDecisi
     if (!isAlreadyExists(err)) throw err;
     await judgeTakenName(options, decision.child, err);
     return false;
-  }
-}
-
-/**
- * Server-side apply only: whether a dry-run apply of the desired state leaves the observed child as it
- * is, so there is nothing to recreate (the decision only means "the apply record does not vouch for
- * it"). A 422 answers no: the change cannot be made in place, typically an immutable field, which is
- * what Recreate is for (or the desired state is invalid, which {@link checkValidAsNew} tells).
- */
-async function unchangedByDryRun(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>, observed: KubeObject | undefined): Promise<boolean> {
-  let dryRun: KubeObject;
-  try {
-    dryRun = await options.writer.apply(decision.desired, { fieldManager: options.fieldManager, dryRun: true });
-  } catch (err) {
-    if (isInvalid(err)) return false;
-    throw new Error(`the dry run of desired ${decision.child.kind} ${decision.child.name} failed, so the old one was kept`, { cause: err });
-  }
-  if (!observed || dryRun.metadata.uid !== observed.metadata.uid || comparable(dryRun) !== comparable(observed)) return false;
-  // Remember it, so the next sync skips even the dry run.
-  const record = appliedRecordOf(observed, fingerprintOf(decision.desired));
-  if (record) options.records.set(childKey(decision.child), record);
-  return true;
-}
-
-/**
- * Throws unless the desired child is valid as a new object: a dry-run create runs validation and
- * admission, then finds the old child's name taken (409 AlreadyExists), which is the answer wanted.
- * An update would be the wrong check: it refuses the immutable-field changes that Recreate exists for.
- */
-async function checkValidAsNew(options: ExecutePlanOptions, decision: Extract<ChildDecision, { action: 'recreate' }>): Promise<void> {
-  try {
-    await options.writer.create(sanitizeForApply(decision.desired), { dryRun: true });
-  } catch (err) {
-    if (isAlreadyExists(err)) return;
-    throw new Error(`the desired ${decision.child.kind} ${decision.child.name} failed a dry-run create, so the old one was kept`, { cause: err });
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { boundedJoin, type KubeObject } from '../api/index.ts';
+import { PlanStoppedError } from '../apply/index.ts';
 import { errorChain, RetryAfterError, runWorkers, type ReconcileOutcome, type ReconcileResult, type WorkQueue } from '../engine/index.ts';
 import { isConflict, isForbidden, KubeApiError, type InformerLease } from '../kube/index.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
@@ -17,6 +18,22 @@ import { StaleSyncError } from '../sync/stale-writes.ts';
 export interface RunningController {
   /** Drains the workers, removes the handlers and releases the informers. */
   stop(): Promise<void>;
+}
+
+/**
+ * One running controller made of `parts` that stop together: each stop starts at once, so none waits
+ * for another's work in flight, and one that fails still lets the others stop. Rejects, once all have
+ * ended, with the failure, or an `AggregateError` of them when there are several.
+ */
+export function stopTogether(parts: readonly { stop(): Promise<void> }[]): RunningController {
+  return {
+    async stop() {
+      const ended = await Promise.allSettled(parts.map((part) => part.stop()));
+      const failures = ended.filter((end) => end.status === 'rejected').map((end) => end.reason as unknown);
+      if (failures.length === 1) throw failures[0];
+      if (failures.length > 1) throw new AggregateError(failures, `${failures.length} parts of the controller failed to stop`);
+    },
+  };
 }
 
 /** How long a controller's caches may take to fill before its start fails (and is retried). */
@@ -148,15 +165,13 @@ function quietRetries(err: unknown): never {
 }
 
 /**
- * Metrics for every reconcile; an info line for a sync stopped as stale (`sync/stale-writes.ts`); a
- * single log line and a `SyncError` event on the object for each failure —
- * except a sync cut short because the controller is stopping (a restart, a shutdown), which is not the
+ * Metrics for every reconcile; a line for a sync stopped as stale ({@link reportStale}); a single
+ * log line and a `SyncError` event on the object for each failure — except a sync cut short because the controller is stopping (a restart, a shutdown), which is not the
  * object's fault.
  */
 function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal): void {
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
-  // Said once per stop, so an operator sees why a parent's sync ended early and that it is synced again.
-  if (outcome.error instanceof StaleSyncError) options.logger.info({ key: options.keyName(outcome.key) }, outcome.error.message);
+  if (outcome.error instanceof StaleSyncError) reportStale(options, outcome.key, outcome.error, stopping);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
   if (stopping.aborted) {
     options.logger.debug({ key: options.keyName(outcome.key), err: outcome.error }, 'sync cut short by the controller stopping');
@@ -168,4 +183,17 @@ function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<
   const obj = options.objectOf(outcome.key);
   // The chain is joined bounded (a hook's failure can quote anything), and never built whole.
   if (obj) options.host.events.record(obj, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${boundedJoin(errorChain(outcome.error), ': ')}` });
+}
+
+/**
+ * Says once per stop why a sync ended early (`sync/stale-writes.ts`), so an operator sees it and that
+ * the object is synced again; write failures met before the stop are its `err` (bounded by the root
+ * logger), as they are not reported otherwise. A stop for the controller stopping is every in-flight
+ * sync's at each restart or shutdown, so it is said at debug.
+ */
+function reportStale<K>(options: ControllerLoopOptions<K>, key: K, error: StaleSyncError, stopping: AbortSignal): void {
+  const failed = error.cause instanceof Error && !(error.cause instanceof PlanStoppedError) ? { err: error.cause } : {};
+  const fields = { key: options.keyName(key), ...failed };
+  if (stopping.aborted) options.logger.debug(fields, error.message);
+  else options.logger.info(fields, error.message);
 }

@@ -132,7 +132,8 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     onOutcome: (o) => o.error !== undefined && !signal.aborted && host.logger.warn({ controller: o.key, err: o.error }, 'controller not running'),
   });
   off();
-  await Promise.all([...running.values()].map((started) => started.controller.stop()));
+  const stopped = await Promise.allSettled([...running.values()].map((started) => started.controller.stop()));
+  for (const end of stopped) if (end.status === 'rejected') host.logger.warn({ err: end.reason as unknown }, 'a controller failed to stop cleanly');
   sources.release();
   lease.release();
 }
@@ -180,9 +181,14 @@ async function stopIfStale<C extends { spec: { hooks: ControllerHooks } }>(input
   const same = isWanted(input, obj) && current.uid === obj.metadata.uid && current.generation === obj.metadata.generation;
   if (same && !sourceChanged) return;
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopping', message: 'Stopping controller' });
-  await current.controller.stop();
-  input.running.delete(name);
-  input.unclaim(name);
+  try {
+    await current.controller.stop();
+  } finally {
+    // Even a stop that failed has ended its workers and released its informers (stopTogether): the
+    // parent type is free, and a retry starts the controller afresh rather than stopping it twice.
+    input.running.delete(name);
+    input.unclaim(name);
+  }
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopped', message: 'Stopped controller' });
 }
 

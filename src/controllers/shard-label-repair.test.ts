@@ -119,4 +119,27 @@ describe('startShardLabelRepair', () => {
     await repair.stop();
     expect(patches.map((p) => p.obj.metadata.name)).toEqual(['last']);
   });
+  it('aborts the correction in flight when stopped, so a stop never waits for a write that does not answer', async () => {
+    const signals: (AbortSignal | undefined)[] = [];
+    let started = (): void => undefined;
+    const writing = new Promise<void>((resolve) => (started = resolve));
+    // A write that answers only when its signal aborts (an API server that does not answer, a throttle queue).
+    const writer = {
+      apply: (_obj: KubeObject, options: ApplyOptions) => new Promise<KubeObject>((_resolve, reject) => {
+        signals.push(options.signal);
+        options.signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        started();
+      }),
+    };
+    const host = { clock: manualClock(), writer, settings: { fieldManager: 'loom' }, shard: shardScope(BUCKETS, new Set([1])) } as unknown as Host;
+    const parents = fakeLease(PARENTS);
+    parents.add(parent('hidden', uidIn(2, 'p'), '1'));
+    const repair = startShardLabelRepair(host, [{ lease: parents.lease, role: 'parent', concerns: () => true }], logger);
+    await writing;
+    expect(signals).toHaveLength(1);
+    expect(signals[0]).toBeInstanceOf(AbortSignal);
+    expect(signals[0]!.aborted).toBe(false);
+    await repair.stop();
+    expect(signals[0]!.aborted).toBe(true);
+  });
 });

@@ -26,7 +26,7 @@
 import type { Logger } from 'pino';
 import { controllerRefOf, groupOf, type KubeObject } from '../api/index.ts';
 import { SHARD_LABEL, shardLabelDecision, type ShardRole } from '../core/index.ts';
-import { runWorkers, WorkQueue } from '../engine/index.ts';
+import { runWorkers, WorkQueue, type Reconciler } from '../engine/index.ts';
 import { storeKey, type InformerLease, type ResourceType } from '../kube/index.ts';
 import type { Host } from './host.ts';
 import { writeShardLabel, type ShardScope } from './shard-scope.ts';
@@ -44,7 +44,7 @@ export interface RepairSource {
 
 /** A running repair. */
 export interface ShardLabelRepair {
-  /** Stops after the correction in flight, and undoes the subscriptions. */
+  /** Undoes the subscriptions and aborts the correction in flight; resolves once the worker has ended. */
   stop(): Promise<void>;
 }
 
@@ -54,11 +54,14 @@ interface RepairKey {
   key: string;
 }
 
+/** The bucket to write on `obj` delivered by `source`, or `undefined` when its label is to be left. */
+type Relabel = (source: RepairSource, obj: KubeObject) => string | undefined;
+
 /** Starts correcting what `sources` deliver with a wrong label; a no-op without sharding. */
 export function startShardLabelRepair(host: Host, sources: readonly RepairSource[], logger: Logger): ShardLabelRepair {
   const { shard } = host;
   if (!shard) return { stop: () => Promise.resolve() };
-  const relabelOf = (source: RepairSource, obj: KubeObject): string | undefined =>
+  const relabelOf: Relabel = (source, obj) =>
     source.concerns(obj) && (source.role === 'parent' || !shard.parents.takes(obj)) ? shardLabelDecision(obj, source.role, shard).relabel : undefined;
   const queue = new WorkQueue<RepairKey>({ clock: host.clock, keyOf: ({ source, key }) => `${source} ${key}` });
   const undo = sources.flatMap((source, index) => {
@@ -71,19 +74,10 @@ export function startShardLabelRepair(host: Host, sources: readonly RepairSource
   const stopping = new AbortController();
   const workers = runWorkers({
     queue, workers: 1, signal: stopping.signal, clock: host.clock,
-    reconciler: {
-      async reconcile({ source, key }) {
-        const from = sources[source]!;
-        const obj = from.lease.informer.store.get(key);
-        const relabel = obj && relabelOf(from, obj);
-        if (!obj || relabel === undefined) return {};
-        await writeShardLabel(host, from.lease.informer.type, obj, relabel);
-        logger.info({ object: `${obj.kind} ${storeKey(obj)}`, from: obj.metadata.labels?.[SHARD_LABEL], to: relabel }, 'corrected a shard label that hid the object from the holder of its bucket');
-        return {};
-      },
-    },
+    reconciler: corrector(host, sources, relabelOf, logger),
     onOutcome: (outcome) => {
-      if (outcome.result === 'error') logger.warn({ err: outcome.error, object: outcome.key.key }, 'correcting a shard label failed; retrying');
+      // A correction given up because the repair stops is no failure.
+      if (outcome.result === 'error' && !stopping.signal.aborted) logger.warn({ err: outcome.error, object: outcome.key.key }, 'correcting a shard label failed; retrying');
     },
   });
   return {
@@ -91,6 +85,24 @@ export function startShardLabelRepair(host: Host, sources: readonly RepairSource
       for (const off of undo) off();
       stopping.abort();
       await workers;
+    },
+  };
+}
+
+/**
+ * Corrects the label of the object a key names, as the cache holds it when its turn comes (a label
+ * fixed meanwhile costs no write); `signal`, the repair's stop, gives the write up.
+ */
+function corrector(host: Host, sources: readonly RepairSource[], relabelOf: Relabel, logger: Logger): Reconciler<RepairKey> {
+  return {
+    async reconcile({ source, key }, signal) {
+      const from = sources[source]!;
+      const obj = from.lease.informer.store.get(key);
+      const relabel = obj && relabelOf(from, obj);
+      if (!obj || relabel === undefined) return {};
+      await writeShardLabel(host, from.lease.informer.type, obj, { value: relabel, signal });
+      logger.info({ object: `${obj.kind} ${storeKey(obj)}`, from: obj.metadata.labels?.[SHARD_LABEL], to: relabel }, 'corrected a shard label that hid the object from the holder of its bucket');
+      return {};
     },
   };
 }

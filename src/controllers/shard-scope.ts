@@ -94,14 +94,14 @@ export function parentsInShard(host: Host, objects: Iterable<KubeObject | undefi
  * A parent of ours not labelled with its bucket is labelled first, so that the other replicas' caches
  * let go of it.
  */
-export async function reconcilesParent(host: Host, type: ResourceType, parent: KubeObject): Promise<boolean> {
+export async function reconcilesParent(host: Host, type: ResourceType, parent: KubeObject, signal: AbortSignal): Promise<boolean> {
   const { shard } = host;
   if (!shard) return true;
   const { uid, labels } = parent.metadata;
   if (!uid) return false;
   const bucket = bucketOf(uid, shard.buckets);
   if (!shard.held.has(bucket)) return false;
-  if (labels?.[SHARD_LABEL] !== String(bucket)) await writeShardLabel(host, type, parent, String(bucket));
+  if (labels?.[SHARD_LABEL] !== String(bucket)) await writeShardLabel(host, type, parent, { value: String(bucket), signal });
   return true;
 }
 
@@ -109,13 +109,15 @@ export async function reconcilesParent(host: Host, type: ResourceType, parent: K
  * Sets the shard label of `obj` (of `type`) to `value`. The label has a field manager of its own, which
  * owns nothing else. The write names the object's UID, so the API server refuses it for a namesake
  * (422, the UID is immutable) and for an object deleted since (409), rather than creating one.
+ * Aborting `signal` (its writer stopping) gives the write up, so a stop never waits for it.
  */
-export async function writeShardLabel(host: Host, type: Pick<ResourceType, 'apiVersion' | 'kind'>, obj: KubeObject, value: string): Promise<void> {
+export async function writeShardLabel(host: Host, type: Pick<ResourceType, 'apiVersion' | 'kind'>, obj: KubeObject, label: { value: string; signal: AbortSignal }): Promise<void> {
+  const { value, signal } = label;
   const { name = '', namespace, uid } = obj.metadata;
   // Without its UID the write could land on a namesake, or create the object.
   if (uid === undefined) throw new Error(`${type.kind} ${name} has no UID, so its shard label is not written`);
   await host.writer.apply(
     { apiVersion: type.apiVersion, kind: type.kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }), uid, labels: { [SHARD_LABEL]: value } } },
-    { fieldManager: `${host.settings.fieldManager}-shard` },
+    { fieldManager: `${host.settings.fieldManager}-shard`, signal },
   );
 }

@@ -32,6 +32,8 @@ export interface ApplyOptions {
    * whose fields no apply of the same manager ever removes).
    */
   createOnly?: boolean;
+  /** Gives the write up (in the client's throttle queue, or in flight) when it aborts. */
+  signal?: AbortSignal | undefined;
 }
 
 /** How to create. */
@@ -125,6 +127,7 @@ export function createObjectWriter(client: RestClient, resolveType: TypeResolver
           query: { fieldManager: options.fieldManager, force: true, dryRun: options.dryRun ? 'All' : undefined },
           contentType: 'application/apply-patch+yaml',
           body: options.createOnly ? withNeverStoredVersion(obj) : obj,
+          signal: options.signal,
         });
       } catch (err) {
         throw options.createOnly ? asAlreadyExists(err, resolveType(obj.apiVersion, obj.kind), obj.metadata.name ?? '') : err;

@@ -106,7 +106,7 @@ function offlinePorts(ctx: RenderContext, controller: DecoratorController, targe
     writeTarget: (writes) => {
       recorded.writes = writes;
       if (writes.target.metadata.finalizers?.includes(finalizer) === false && target.metadata.finalizers?.includes(finalizer)) recorded.finalizer = `remove ${finalizer}`;
-      return Promise.resolve();
+      return Promise.resolve(writes.target);
     },
     manageAttachments: async (_obj, desired, observed) => {
       recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [] });

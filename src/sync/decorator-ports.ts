@@ -37,8 +37,12 @@ export interface DecoratorSyncPorts<K> {
   attachments(target: KubeObject): KubeObject[];
   /** The hook's answer, its attachments validated and completed. */
   answer(call: TargetCall, signal: AbortSignal): Promise<DecoratorHookResponse>;
-  /** Writes what the hook asked of the target itself (labels, annotations, status, finalizer). */
-  writeTarget(writes: TargetWrites): Promise<void>;
+  /**
+   * Writes what the hook asked of the target itself (labels, annotations, status, finalizer); resolves
+   * the target as written (`writes.target` when nothing was), whose `generation` moves when the status
+   * went into the object itself (no status subresource).
+   */
+  writeTarget(writes: TargetWrites): Promise<KubeObject>;
   /**
    * Creates, updates and deletes attachments toward `desired`; resolves the writes that failed, a
    * `PlanStoppedError` for each write not started once `stopIf` (asked before each write) gave a reason.

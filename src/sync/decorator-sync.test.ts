@@ -26,8 +26,15 @@ const target = (metadata: Partial<KubeObject['metadata']> = {}): KubeObject =>
   ({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'web', namespace: 'ns', uid: 'uid-web', ...metadata } });
 const attachment = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web-0', namespace: 'ns' } };
 
+/** The target as the API server answers a write: a status written into the object itself (no subresource) moves a CRD's generation. */
+function writtenBy(planned: TargetWrites): KubeObject {
+  const { target: written } = planned;
+  const generation = (written.metadata.generation ?? 1) + (planned.writeObject && written.status !== undefined ? 1 : 0);
+  return { ...written, metadata: { ...written.metadata, generation } };
+}
+
 /** Ports over one target that record each call; `fail` makes one step throw, `answer` is the hook's. */
-function fakePorts(found: KubeObject | undefined, options: { selected?: boolean; fail?: string; answer?: Partial<DecoratorHookResponse>; writeFailures?: Error[]; stopIfs?: (() => string | undefined)[] } = {}) {
+function fakePorts(found: KubeObject | undefined, options: { selected?: boolean; fail?: string; answer?: Partial<DecoratorHookResponse>; writeFailures?: Error[]; stopIfs?: (() => string | undefined)[]; statusSubresource?: boolean } = {}) {
   const calls: string[] = [];
   const writes: TargetWrites[] = [];
   const step = <T>(name: string, result: T): Promise<T> => {
@@ -35,7 +42,7 @@ function fakePorts(found: KubeObject | undefined, options: { selected?: boolean;
     return options.fail === name ? Promise.reject(new Error(`${name} failed`)) : Promise.resolve(result);
   };
   const ports: DecoratorSyncPorts<string> = {
-    target: () => found && { object: found, selected: options.selected ?? true, statusSubresource: true },
+    target: () => found && { object: found, selected: options.selected ?? true, statusSubresource: options.statusSubresource ?? true },
     related: () => step('related', undefined),
     setFinalizer: (obj, present) => step(present ? 'add finalizer' : 'remove finalizer', {
       ...obj, metadata: { ...obj.metadata, finalizers: present ? [FINALIZER] : [] },
@@ -44,7 +51,7 @@ function fakePorts(found: KubeObject | undefined, options: { selected?: boolean;
     answer: (call) => step(call.finalizing ? 'finalize hook' : 'sync hook', {
       labels: { decorated: 'yes' }, annotations: {}, status: null, attachments: [attachment], resyncAfterSeconds: 0, finalized: false, ...options.answer,
     }),
-    writeTarget: (planned) => (writes.push(planned), step('write target', undefined)),
+    writeTarget: (planned) => (writes.push(planned), step('write target', writtenBy(planned))),
     manageAttachments: (_target, _desired, _observed, stopIf) => {
       options.stopIfs?.push(stopIf);
       return step('manage attachments', options.writeFailures ?? []);
@@ -117,5 +124,18 @@ describe('syncTarget', () => {
     const result = sync(plain, fakes.ports);
     await expect(result).rejects.toBeInstanceOf(RetryAfterError);
     await expect(result).rejects.toThrow('the controller is stopping');
+  });
+  it('does not stop its attachment writes for its own status write into a target without a status subresource', async () => {
+    const stopIfs: (() => string | undefined)[] = [];
+    const fakes = fakePorts(target({ generation: 1 }), { stopIfs, statusSubresource: false, answer: { status: { syncedAt: 'now' } } });
+    await sync(plain, fakes.ports);
+    expect(fakes.writes[0]).toMatchObject({ writeObject: true, writeStatus: false });
+    // The cache then holds the target as written: its generation moved by the sync's own write.
+    const written = writtenBy(fakes.writes[0]!);
+    expect(written.metadata.generation).toBe(2);
+    fakes.ports.target = () => ({ object: written, selected: true, statusSubresource: false });
+    expect(stopIfs[0]!()).toBeUndefined();
+    fakes.ports.target = () => ({ object: { ...written, metadata: { ...written.metadata, generation: 3 } }, selected: true, statusSubresource: false });
+    expect(stopIfs[0]!()).toBe("the object's spec changed (generation 2 → 3)");
   });
 });

@@ -35,9 +35,11 @@ export async function syncTarget<K>(sync: DecoratorSyncController, ports: Decora
   const finalizing = lifecycle.hook === 'finalize';
   const response = await ports.answer({ target: obj, observed, finalizing, related }, signal);
   const after = finalizing ? afterFinalize({ parent: obj, finalized: response.finalized, manageChildren: lifecycle.manageChildren }) : { removeFinalizer: false, manageChildren: lifecycle.manageChildren };
-  await ports.writeTarget(planTargetWrites(obj, response, { finalizer: sync.finalizer, removeFinalizer: after.removeFinalizer, statusSubresource: found.statusSubresource }));
+  const written = await ports.writeTarget(planTargetWrites(obj, response, { finalizer: sync.finalizer, removeFinalizer: after.removeFinalizer, statusSubresource: found.statusSubresource }));
   // The attachment writes stop once the answer is stale: the controller stops, the target goes or its spec moves.
-  const stopIf = stopWhenStale(obj, () => ports.target(key)?.object, signal);
+  // Judged against the target as written: a status written into the object itself (no status subresource)
+  // moves a CRD's generation, and the sync must not take its own write for a newer spec.
+  const stopIf = stopWhenStale(written, () => ports.target(key)?.object, signal);
   const failures = after.manageChildren ? await ports.manageAttachments(obj, response.attachments, observed, stopIf) : [];
   throwIfStopped(failures, 'attachment');
   if (failures.length > 0) throw writeFailures(failures, 'attachment');

@@ -8,7 +8,7 @@ import { childRefOf, finalizerName, isBuiltInGroup, usesRollingUpdates } from '.
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease, ResourceType } from '../../kube/index.ts';
-import { runControllerLoop, waitForCaches, type RunningController } from '../controller-loop.ts';
+import { runControllerLoop, stopTogether, waitForCaches, type RunningController } from '../controller-loop.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
@@ -104,7 +104,7 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
     host, labels: ctx.labels, logger: ctx.logger, queue, keyName: (key) => key,
     reconcile: async (key, signal, logger) => {
       const parent = ctx.parents.get(key);
-      if (parent && isOurs(routing, parent) && !(await reconcilesParent(host, ctx.parentType, parent))) return {};
+      if (parent && isOurs(routing, parent) && !(await reconcilesParent(host, ctx.parentType, parent, signal))) return {};
       return syncParent(ctx, livePorts({ ...ctx, logger }), key, signal);
     },
     keys: () => ctx.parents.list().filter((parent) => isOurs(routing, parent)).map((parent) => objectKey(parent.metadata.namespace, parent.metadata.name ?? '')),
@@ -122,5 +122,6 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
     ...leases.owned.map((lease) => ({ lease, role: 'child' as const, concerns: controlledByOneOf([ctx.parentType]) })),
   ], ctx.logger);
   ctx.logger.info({ parent: `${ctx.parentType.resource}.${ctx.parentType.apiVersion}`, children: ctx.children.length }, 'controller started');
-  return { stop: () => repair.stop().then(() => running.stop()) };
+  // Stopped together: the syncs learn of the stop at once, not after the repair's write in flight.
+  return stopTogether([running, repair]);
 }

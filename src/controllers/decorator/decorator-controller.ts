@@ -7,7 +7,7 @@ import { childRefOf } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease, ResourceType } from '../../kube/index.ts';
-import { runControllerLoop, waitForCaches, type RunningController } from '../controller-loop.ts';
+import { runControllerLoop, stopTogether, waitForCaches, type RunningController } from '../controller-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
 import { resolveResource, type Host } from '../host.ts';
@@ -87,7 +87,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
     host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue, keyName: targetKeyId,
     reconcile: async (key, signal, logger) => {
       const { target, cached } = targetAt(ctx.targets, key);
-      if (target && cached && isDecorated(ctx, target, cached) && !(await reconcilesParent(ctx.host, target.type, cached))) return {};
+      if (target && cached && isDecorated(ctx, target, cached) && !(await reconcilesParent(ctx.host, target.type, cached, signal))) return {};
       return syncTarget(ctx, livePorts({ ...ctx, logger }), key, signal);
     },
     keys: () => ctx.targets.flatMap((target) => target.store.list().filter((obj) => isDecorated(ctx, target, obj)).map((obj) => targetKey(target.type, obj))),
@@ -105,5 +105,6 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
     ...leases.attachments.map((lease) => ({ lease, role: 'child' as const, concerns: controlledByOneOf(ctx.targets.map((t) => t.type)) })),
   ], ctx.logger);
   ctx.logger.info({ targets: ctx.targets.length, attachments: ctx.attachments.length }, 'controller started');
-  return { stop: () => repair.stop().then(() => running.stop()) };
+  // Stopped together: the syncs learn of the stop at once, not after the repair's write in flight.
+  return stopTogether([running, repair]);
 }

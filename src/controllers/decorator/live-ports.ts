@@ -41,20 +41,25 @@ async function answer(ctx: DecoratorContext, call: TargetCall, signal: AbortSign
   return { ...response, attachments: result.children };
 }
 
-/** Writes what the hook asked of the target; a target deleted meanwhile needs nothing. */
-async function writeTarget(ctx: DecoratorContext, writes: TargetWrites): Promise<void> {
+/**
+ * Writes what the hook asked of the target, and resolves it as the API server answered the last write
+ * (`writes.target` when nothing was written); a target deleted meanwhile needs nothing.
+ */
+async function writeTarget(ctx: DecoratorContext, writes: TargetWrites): Promise<KubeObject> {
   try {
-    let resourceVersion = writes.target.metadata.resourceVersion;
+    let written = writes.target;
     if (writes.writeStatus) {
-      resourceVersion = (await ctx.host.writer.replaceStatus(writes.target)).metadata.resourceVersion;
+      written = await ctx.host.writer.replaceStatus(writes.target);
       ctx.host.metrics.applied(ctx.labels, 'status');
     }
-    if (!writes.writeObject) return;
-    await ctx.host.writer.replace({ ...writes.target, metadata: { ...writes.target.metadata, ...(resourceVersion ? { resourceVersion } : {}) } });
+    if (!writes.writeObject) return written;
+    const { resourceVersion } = written.metadata;
+    written = await ctx.host.writer.replace({ ...writes.target, metadata: { ...writes.target.metadata, ...(resourceVersion ? { resourceVersion } : {}) } });
     ctx.host.metrics.applied(ctx.labels, 'update-target');
+    return written;
   } catch (err) {
     // A Conflict goes up as is: the engine retries it quietly once the newer target is cached.
-    if (isNotFound(err)) return;
+    if (isNotFound(err)) return writes.target;
     throw err;
   }
 }
