@@ -19,9 +19,16 @@ const USERS = TEST_PARENT_KINDS.devUser;
 
 let dev: ChildProcess | undefined;
 
-afterAll(() => {
-  if (dev?.exitCode === null) dev.kill('SIGKILL');
-});
+// A test that failed leaves dev running: Ctrl-C first, so dev stops the control plane it started (a
+// SIGKILL would leave etcd, kube-apiserver and kube-controller-manager behind), and SIGKILL only if
+// it is still there a minute later.
+afterAll(async () => {
+  if (!dev || dev.exitCode !== null || dev.signalCode !== null) return;
+  const exited = new Promise((resolve) => dev!.once('exit', resolve));
+  dev.kill('SIGINT');
+  const killed = systemClock.sleep(60_000).then(() => dev!.kill('SIGKILL'));
+  await Promise.race([exited, killed]);
+}, 90_000);
 
 function startDev(): Promise<{ kubeconfig: string; runDir: string }> {
   dev = spawn(process.execPath, ['src/cli/main.ts', 'dev', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
