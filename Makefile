@@ -5,12 +5,16 @@ SHELL := bash
 NPM ?= npm
 DEPS_STAMP := node_modules/.loom-deps-installed
 
-.PHONY: run test deps control-plane helm lint typecheck unit integration packages image-rootfs clean
+.PHONY: run test test-loaded deps control-plane helm lint typecheck unit integration packages image-rootfs clean
 
 run: deps
 	$(NPM) run --silent dev
 
 test: lint typecheck unit integration
+
+# The whole suite with two busy CPU loops beside it, as a loaded CI machine would run it.
+test-loaded:
+	@bash scripts/test-loaded.sh
 
 deps: $(DEPS_STAMP)
 
