@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { createInterface } from 'node:readline';
 import { KubeApiError } from './kube-api-error.ts';
+import { defaultUserAgent } from './user-agent.ts';
 
 // Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
 // load Node's bundled undici (~14 MiB resident) that loom never uses.
@@ -76,6 +77,8 @@ export interface RestClientOptions {
    */
   throttle?: ((tenant: string | undefined, signal: AbortSignal | undefined) => Promise<void>) | undefined;
   observe?: RequestObserver | undefined;
+  /** The `User-Agent` of every request; default `loom/<version> (<platform>/<arch>) node/<version>`. */
+  userAgent?: string | undefined;
 }
 
 function queryString(query: Query = {}): string {
@@ -213,6 +216,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const url = new URL(server);
   const secure = url.protocol === 'https:';
   const agents = agentPool(secure, cluster.proxyUrl);
+  const userAgent = options.userAgent ?? defaultUserAgent();
 
   // Credentials are applied per request (tokens and client certificates may rotate); the TLS material
   // goes into a keep-alive agent so connections are reused instead of handshaking per call.
@@ -230,7 +234,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
       throw new Error(`${req.method} ${req.path} given up while waiting for the client rate limit: ${(cause as Error).message}`, { cause });
     }
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
-    const allHeaders = { Accept: req.accept ?? 'application/json', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
+    const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
     return new Promise((resolve, reject) => {
       const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
