@@ -9,8 +9,8 @@ import type * as Http from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
-import { createInterface } from 'node:readline';
 import { KubeApiError } from './kube-api-error.ts';
+import { bodyOf, boundedLines, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './response-body.ts';
 import { defaultUserAgent } from './user-agent.ts';
 
 // Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
@@ -77,6 +77,11 @@ export interface RestClientOptions {
    */
   throttle?: ((tenant: string | undefined, signal: AbortSignal | undefined) => Promise<void>) | undefined;
   observe?: RequestObserver | undefined;
+  /**
+   * The most bytes one answer, or one event of a watch, may decompress to; default
+   * {@link DEFAULT_MAX_RESPONSE_BYTES}. Beyond it the request fails and reading stops.
+   */
+  maxResponseBytes?: number | undefined;
   /** The `User-Agent` of every request; default `loom/<version> (<platform>/<arch>) node/<version>`. */
   userAgent?: string | undefined;
 }
@@ -86,12 +91,6 @@ function queryString(query: Query = {}): string {
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
-}
-
-async function readBody(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function apiError(status: number, text: string, retryAfter: string | undefined): KubeApiError {
@@ -217,6 +216,8 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const secure = url.protocol === 'https:';
   const agents = agentPool(secure, cluster.proxyUrl);
   const userAgent = options.userAgent ?? defaultUserAgent();
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const readBody = (res: IncomingMessage, what: string): Promise<string> => readBounded(bodyOf(res, what), maxBytes, what);
 
   // Credentials are applied per request (tokens and client certificates may rotate); the TLS material
   // goes into a keep-alive agent so connections are reused instead of handshaking per call.
@@ -234,7 +235,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
       throw new Error(`${req.method} ${req.path} given up while waiting for the client rate limit: ${(cause as Error).message}`, { cause });
     }
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
-    const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
+    const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, 'Accept-Encoding': 'gzip', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
     return new Promise((resolve, reject) => {
       const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
@@ -250,7 +251,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
     let text: string;
     try {
       res = await send({ ...req, signal: bounded.signal }, {});
-      text = await readBody(res);
+      text = await readBody(res, `${req.method} ${req.path}`);
     } finally {
       bounded.release();
     }
@@ -264,18 +265,18 @@ export function createRestClient(options: RestClientOptions): RestClient {
     const res = await send({ method: 'GET', path, query: { ...query, watch: true }, signal }, {});
     const status = res.statusCode ?? 0;
     observe?.({ method: 'WATCH', path, status });
-    if (status !== 200) throw apiError(status, await readBody(res), undefined);
+    if (status !== 200) throw apiError(status, await readBody(res, `watch ${path}`), undefined);
     onEstablished?.();
+    const body = bodyOf(res, `watch ${path}`);
     try {
-      for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
+      for await (const line of boundedLines(body, maxBytes, `watch ${path}`)) {
         const event = parseWatchLine(path, line);
         if (event) yield event;
       }
     } finally {
       // A reader that stopped early leaves the stream open: close it. Its abort may still raise an
       // error on the response, which nobody reads any more and which must not end the process.
-      res.on('error', () => undefined);
-      res.destroy();
+      for (const stream of [body, res]) stream.on('error', () => undefined).destroy();
     }
   }
 
