@@ -65,6 +65,12 @@ export interface RestClient {
 export interface KubeConnection {
   getCurrentCluster(): { readonly server: string; readonly proxyUrl?: string | undefined } | null;
   applyToHTTPSOptions(opts: HttpsRequestOptions): Promise<void>;
+  /**
+   * The server answered 401 to a request `opts` were applied to; true when applying options anew may
+   * give credentials it accepts (an exec plugin's credential dropped, to be fetched again). Without
+   * it (client-node's `KubeConfig`), a 401 is final.
+   */
+  credentialsRefused?(opts: HttpsRequestOptions): boolean;
 }
 
 /** How to build a {@link RestClient}. */
@@ -221,12 +227,19 @@ export function createRestClient(options: RestClientOptions): RestClient {
 
   // Credentials are applied per request (tokens and client certificates may rotate); the TLS material
   // goes into a keep-alive agent so connections are reused instead of handshaking per call.
-  const optionsFor = async (method: string, path: string, headers: Record<string, string>): Promise<RequestOptions> => {
+  // Returns the options as sent and as the credentials were applied to (to name them if refused).
+  const optionsFor = async (method: string, path: string, headers: Record<string, string>): Promise<[RequestOptions, HttpsRequestOptions]> => {
     const opts: HttpsRequestOptions = { headers: { ...headers } };
     await kubeConfig.applyToHTTPSOptions(opts);
     const agent = agents.for(opts);
-    return { method, host: url.hostname, port: url.port, path: `${url.pathname.replace(/\/$/, '')}${path}`, headers: opts.headers, agent };
+    return [{ method, host: url.hostname, port: url.port, path: `${url.pathname.replace(/\/$/, '')}${path}`, headers: opts.headers, agent }, opts];
   };
+
+  const exchange = (req: RestRequest, opts: RequestOptions, body: Buffer | undefined): Promise<IncomingMessage> => new Promise((resolve, reject) => {
+    const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
+    outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
+    outgoing.end(body);
+  });
 
   const send = async (req: RestRequest, headers: Record<string, string>): Promise<IncomingMessage> => {
     try {
@@ -236,12 +249,14 @@ export function createRestClient(options: RestClientOptions): RestClient {
     }
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, 'Accept-Encoding': 'gzip', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
-    const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
-    return new Promise((resolve, reject) => {
-      const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
-      outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
-      outgoing.end(body);
-    });
+    const path = `${req.path}${queryString(req.query)}`;
+    const [opts, applied] = await optionsFor(req.method, path, allHeaders);
+    const res = await exchange(req, opts, body);
+    // Refused credentials that can be got afresh (an exec plugin's) are, and the request goes once
+    // more, without a second wait for the rate limit: it already had its turn.
+    if (res.statusCode !== 401 || !kubeConfig.credentialsRefused?.(applied)) return res;
+    res.resume();
+    return exchange(req, (await optionsFor(req.method, path, allHeaders))[0], body);
   };
 
   const request = async <T>(req: RestRequest): Promise<T> => {
