@@ -14,31 +14,78 @@ const PROVIDERS: readonly string[] = ['oidc', 'gcp', 'azure'];
 /** Sets the `Authorization` header of a request for an `auth-provider` user. */
 export type AuthProviderAuthorizer = (headers: Record<string, unknown>) => Promise<void>;
 
+/** client-node, or an error saying to install it: it is an optional dependency, needed by these users alone. */
+async function loadClientNode(provider: string): Promise<typeof import('@kubernetes/client-node')> {
+  try {
+    return await import('@kubernetes/client-node');
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw cause;
+    throw new Error(`install @kubernetes/client-node to use auth-provider ${provider} (an optional dependency of loom, not installed here; or use an exec plugin)`, { cause });
+  }
+}
+
+/**
+ * The provider's settings as client-node's oidc provider can use them: it hands `idp-issuer-url` to
+ * openid-client's discovery, which takes a URL object only and refuses the kubeconfig's string, so a
+ * token refresh would always fail.
+ */
+function providerConfig(provider: AuthProviderConfig): Record<string, unknown> {
+  const issuer = provider.config['idp-issuer-url'];
+  if (provider.name !== 'oidc' || issuer === undefined || !URL.canParse(issuer)) return { ...provider.config };
+  return { ...provider.config, 'idp-issuer-url': new URL(issuer) };
+}
+
 /** A client-node configuration holding only this user; the same one for every request, as the provider keeps its refreshed tokens in it. */
 async function clientNodeConfig(server: string, userName: string, provider: AuthProviderConfig): Promise<ClientNodeKubeConfig> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
+  const { KubeConfig } = await loadClientNode(provider.name);
   const kc = new KubeConfig();
   kc.loadFromOptions({
     // Only the Authorization header is taken from it, so its own TLS handling must not get in the way
     // (it refuses an http:// server unless TLS verification is off).
     clusters: [{ name: 'cluster', server, skipTLSVerify: true }],
-    users: [{ name: userName, authProvider: { name: provider.name, config: { ...provider.config } } }],
+    users: [{ name: userName, authProvider: { name: provider.name, config: providerConfig(provider) } }],
     contexts: [{ name: 'context', cluster: 'cluster', user: userName }],
     currentContext: 'context',
   });
   return kc;
 }
 
-/** The authorizer for a user's `auth-provider`; throws at once for a provider nobody implements. */
+/** When the id-token in a `Bearer` value expires (its JWT `exp`, in ms since the epoch); `undefined` when it cannot be read. */
+function idTokenExpiry(authorization: unknown): number | undefined {
+  if (typeof authorization !== 'string') return undefined;
+  const payload = authorization.replace(/^Bearer /, '').split('.')[1];
+  try {
+    const { exp } = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof exp === 'number' ? exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The authorizer for a user's `auth-provider`; throws at once for a provider nobody implements. An
+ * oidc id-token is kept here until its own expiry: client-node 2.0.1 records a refreshed token's
+ * lifetime in seconds as if it were the time it ends, so once it has refreshed, it would refresh again
+ * on every request.
+ */
 export function authProviderAuthorizer(server: string, userName: string, provider: AuthProviderConfig): AuthProviderAuthorizer {
   if (!PROVIDERS.includes(provider.name)) {
     throw new Error(`user "${userName}": auth-provider "${provider.name}" is not supported (supported: ${PROVIDERS.join(', ')}; or use an exec plugin)`);
   }
   let config: Promise<ClientNodeKubeConfig> | undefined;
+  let held: { authorization: unknown; expiresAt: number } | undefined;
   return async (headers) => {
+    if (held && Date.now() < held.expiresAt) {
+      headers.Authorization = held.authorization;
+      return;
+    }
     config ??= clientNodeConfig(server, userName, provider);
     const scratch: RequestOptions & { headers: Record<string, unknown> } = { headers: {} };
     await (await config).applyToHTTPSOptions(scratch);
-    if (scratch.headers.Authorization !== undefined) headers.Authorization = scratch.headers.Authorization;
+    const { Authorization: authorization } = scratch.headers;
+    if (authorization === undefined) return;
+    headers.Authorization = authorization;
+    const expiresAt = provider.name === 'oidc' ? idTokenExpiry(authorization) : undefined;
+    held = expiresAt === undefined ? undefined : { authorization, expiresAt };
   };
 }

@@ -76,4 +76,28 @@ describe('@kubernetes/client-node', () => {
     });
     expect(report).toEqual({ main: false, token: false, cert: false, exec: false, oidcLoad: false, oidcRequest: true });
   }, 90_000); // A fresh Node process importing the composition root: seconds on a loaded machine, so a generous bound.
+
+  it('when not installed (it is an optional dependency) leaves loom running, and an auth-provider user gets an error saying to install it', async () => {
+    const token = await kubeconfig('token', { token: 't' });
+    const payload = Buffer.from(JSON.stringify({ exp: 4102444800 })).toString('base64url');
+    const oidc = await kubeconfig('oidc', { 'auth-provider': { name: 'oidc', config: { 'id-token': `e30.${payload}.sig`, 'client-id': 'loom' } } });
+    const script = `
+      import { registerHooks } from 'node:module';
+      // As if npm had left the optional dependency out: resolving it fails as for any missing package.
+      registerHooks({ resolve(specifier, context, next) {
+        if (specifier === '@kubernetes/client-node') throw Object.assign(new Error("Cannot find package '@kubernetes/client-node'"), { code: 'ERR_MODULE_NOT_FOUND' });
+        return next(specifier, context);
+      } });
+      await import(${JSON.stringify(pathToFileURL(join(SRC, 'main.ts')).href)});
+      const { loadKubeConfig } = await import(${JSON.stringify(pathToFileURL(join(SRC, 'kube/kube-config.ts')).href)});
+      const request = async (path) => { const opts = { headers: {} }; await loadKubeConfig({ path }).applyToHTTPSOptions(opts); return opts.headers.Authorization; };
+      const oidc = await request(${JSON.stringify(oidc)}).then(() => 'no error', (error) => error.message);
+      console.log(JSON.stringify({ token: await request(${JSON.stringify(token)}), oidc }));
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: resolve(SRC, '..'), encoding: 'utf8', timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    const report = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as { token: string; oidc: string };
+    expect(report.token).toBe('Bearer t');
+    expect(report.oidc).toContain('install @kubernetes/client-node to use auth-provider oidc');
+  }, 90_000); // As above: a fresh Node process importing the composition root.
 });

@@ -16,8 +16,17 @@ import { authProviderAuthorizer, type AuthProviderAuthorizer } from './auth-prov
 import { execCredentialSource, type ExecClusterInfo, type ExecCredential, type ExecCredentialSource } from './exec-credential.ts';
 import type { Impersonation, KubeCluster, KubeUser } from './kubeconfig-file.ts';
 
-/** Sets the TLS options and the headers of one request. */
-export type ApplyCredentials = (opts: RequestOptions) => Promise<void>;
+/** The credentials of one kubeconfig user, for each request. */
+export interface Credentials {
+  /** Sets the TLS options and the headers of one request. */
+  apply(opts: RequestOptions): Promise<void>;
+  /**
+   * The API server answered 401 to the request `opts` were applied to. Drops the credential that can
+   * be got afresh (an exec plugin's) and returns true when the request is worth sending again with
+   * options applied anew; false when nothing would change (a static token, a certificate file).
+   */
+  refused(opts: RequestOptions): boolean;
+}
 
 /** How long a token read from a file is used before the file is read again. */
 export const TOKEN_FILE_PERIOD_MS = 60_000;
@@ -122,30 +131,48 @@ function applyClientCertificate(opts: RequestOptions, user: KubeUser | undefined
   if (cert && key) Object.assign(opts, { cert, key });
 }
 
-/** An exec plugin's credential, for what the kubeconfig does not set itself (client-go lets explicit credentials win). */
-function applyExec(opts: RequestOptions, headers: OutgoingHttpHeaders, credential: ExecCredential): void {
-  if (credential.token && headers.Authorization === undefined) headers.Authorization = `Bearer ${credential.token}`;
-  if (credential.clientCertificateData && opts.cert === undefined) Object.assign(opts, { cert: credential.clientCertificateData, key: credential.clientKeyData });
+/**
+ * An exec plugin's credential, for what the kubeconfig does not set itself (client-go lets explicit
+ * credentials win). Returns whether any of it was used.
+ */
+function applyExec(opts: RequestOptions, headers: OutgoingHttpHeaders, credential: ExecCredential): boolean {
+  const token = credential.token !== undefined && headers.Authorization === undefined;
+  if (token) headers.Authorization = `Bearer ${credential.token}`;
+  const cert = credential.clientCertificateData !== undefined && opts.cert === undefined;
+  if (cert) Object.assign(opts, { cert: credential.clientCertificateData, key: credential.clientKeyData });
+  return token || cert;
 }
 
 /**
  * The credentials of `user` (none: TLS only) against `cluster`. Checks the user now; runs no plugin
  * and loads nothing until the first request.
  */
-export function credentialsFor(cluster: KubeCluster, user: KubeUser | undefined): ApplyCredentials {
+export function credentialsFor(cluster: KubeCluster, user: KubeUser | undefined): Credentials {
   if (user) validate(user);
   const authorization = user ? staticAuthorization(user) : () => undefined;
   const impersonation = impersonationHeaders(user?.impersonate);
   const exec: ExecCredentialSource | undefined = user?.exec ? execCredentialSource(user.exec, () => clusterInfo(cluster)) : undefined;
   const provider: AuthProviderAuthorizer | undefined = user?.authProvider ? authProviderAuthorizer(cluster.server, user.name, user.authProvider) : undefined;
-  return async (opts) => {
-    applyServerTrust(opts, cluster);
-    applyClientCertificate(opts, user);
-    const headers = headersOf(opts);
-    const value = authorization();
-    if (value) headers.Authorization = value;
-    Object.assign(headers, impersonation);
-    if (exec) applyExec(opts, headers, await exec());
-    if (provider && headers.Authorization === undefined) await provider(headers);
+  // Which exec credential each request carries, to drop exactly that one when it is refused; weak,
+  // so the options of requests long done take nothing with them.
+  const execUsed = new WeakMap<RequestOptions, ExecCredential>();
+  return {
+    async apply(opts) {
+      applyServerTrust(opts, cluster);
+      applyClientCertificate(opts, user);
+      const headers = headersOf(opts);
+      const value = authorization();
+      if (value) headers.Authorization = value;
+      Object.assign(headers, impersonation);
+      const credential = exec ? await exec() : undefined;
+      if (credential && applyExec(opts, headers, credential)) execUsed.set(opts, credential);
+      if (provider && headers.Authorization === undefined) await provider(headers);
+    },
+    refused(opts) {
+      const credential = execUsed.get(opts);
+      if (!exec || !credential) return false;
+      exec.refused(credential);
+      return true;
+    },
   };
 }

@@ -4,7 +4,8 @@
  * is loaded but on the first request, since a plugin may be slow, may prompt a browser or may not be
  * installed where the kubeconfig is only being inspected. Its ExecCredential is kept until its
  * `status.expirationTimestamp` (for good when it has none) and the plugin is run again after that.
- * Requests arriving while it runs wait for that one run rather than each starting their own. A plugin
+ * Requests arriving while it runs wait for that one run rather than each starting their own. A
+ * credential the API server refuses (401) is dropped and the plugin run again, as client-go does. A plugin
  * that fails is named with its exit code, never quoted: its stderr may carry the credential.
  */
 import { spawn } from 'node:child_process';
@@ -38,7 +39,15 @@ export interface ExecCredential {
 export type ExecClusterInfo = Record<string, unknown>;
 
 /** The current credential of one user: cached, or from a fresh run of the plugin. */
-export type ExecCredentialSource = () => Promise<ExecCredential>;
+export interface ExecCredentialSource {
+  (): Promise<ExecCredential>;
+  /**
+   * The API server refused `credential` (401): it is dropped if it is still the cached one, so the
+   * next ask runs the plugin again. One already replaced is left alone: the many requests refused
+   * together cause one run, not one each.
+   */
+  refused(credential: ExecCredential): void;
+}
 
 /** A credential and when it stops being valid (ms since the epoch; `Infinity`: never). */
 interface Answer {
@@ -191,11 +200,16 @@ export function execCredentialSource(config: ExecConfig, clusterInfo: () => Exec
     cached = answerOf(config, stdout);
     return cached.credential;
   };
-  return () => {
+  const current = (): Promise<ExecCredential> => {
     if (cached && Date.now() < cached.expiresAt) return Promise.resolve(cached.credential);
     running ??= run().finally(() => {
       running = undefined;
     });
     return running;
   };
+  return Object.assign(current, {
+    refused(credential: ExecCredential): void {
+      if (cached?.credential === credential) cached = undefined;
+    },
+  });
 }

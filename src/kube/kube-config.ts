@@ -54,6 +54,11 @@ export interface KubeConfig {
   getCurrentUser(): KubeUser | null;
   /** Sets the TLS options and credential headers of one request to the current cluster. */
   applyToHTTPSOptions(opts: RequestOptions): Promise<void>;
+  /**
+   * The API server answered 401 to a request `opts` were applied to: drops a credential that can be
+   * got afresh (an exec plugin's); true when sending it again with options applied anew may succeed.
+   */
+  credentialsRefused(opts: RequestOptions): boolean;
 }
 
 /** Loads the configuration; throws with a clear message when the context does not exist. */
@@ -159,7 +164,8 @@ function kubeConfigOf(entries: KubeconfigEntries, currentContext: string): KubeC
     getCurrentUser: () => user ?? null,
     applyToHTTPSOptions: async (opts) => {
       if (!credentials) throw new Error(`the kubeconfig's context "${currentContext}" names no cluster it defines`);
-      await credentials(opts);
+      await credentials.apply(opts);
     },
+    credentialsRefused: (opts) => credentials?.refused(opts) ?? false,
   };
 }

@@ -9,8 +9,9 @@ import type * as Http from 'node:http';
 import type { IncomingMessage, RequestOptions } from 'node:http';
 import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
-import { createInterface } from 'node:readline';
 import { KubeApiError } from './kube-api-error.ts';
+import { bodyOf, boundedLines, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './response-body.ts';
+import { defaultUserAgent } from './user-agent.ts';
 
 // Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
 // load Node's bundled undici (~14 MiB resident) that loom never uses.
@@ -64,6 +65,12 @@ export interface RestClient {
 export interface KubeConnection {
   getCurrentCluster(): { readonly server: string; readonly proxyUrl?: string | undefined } | null;
   applyToHTTPSOptions(opts: HttpsRequestOptions): Promise<void>;
+  /**
+   * The server answered 401 to a request `opts` were applied to; true when applying options anew may
+   * give credentials it accepts (an exec plugin's credential dropped, to be fetched again). Without
+   * it (client-node's `KubeConfig`), a 401 is final.
+   */
+  credentialsRefused?(opts: HttpsRequestOptions): boolean;
 }
 
 /** How to build a {@link RestClient}. */
@@ -76,6 +83,13 @@ export interface RestClientOptions {
    */
   throttle?: ((tenant: string | undefined, signal: AbortSignal | undefined) => Promise<void>) | undefined;
   observe?: RequestObserver | undefined;
+  /**
+   * The most bytes one answer, or one event of a watch, may decompress to; default
+   * {@link DEFAULT_MAX_RESPONSE_BYTES}. Beyond it the request fails and reading stops.
+   */
+  maxResponseBytes?: number | undefined;
+  /** The `User-Agent` of every request; default `loom/<version> (<platform>/<arch>) node/<version>`. */
+  userAgent?: string | undefined;
 }
 
 function queryString(query: Query = {}): string {
@@ -83,12 +97,6 @@ function queryString(query: Query = {}): string {
   for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : '';
-}
-
-async function readBody(res: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of res) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function apiError(status: number, text: string, retryAfter: string | undefined): KubeApiError {
@@ -213,15 +221,25 @@ export function createRestClient(options: RestClientOptions): RestClient {
   const url = new URL(server);
   const secure = url.protocol === 'https:';
   const agents = agentPool(secure, cluster.proxyUrl);
+  const userAgent = options.userAgent ?? defaultUserAgent();
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const readBody = (res: IncomingMessage, what: string): Promise<string> => readBounded(bodyOf(res, what), maxBytes, what);
 
   // Credentials are applied per request (tokens and client certificates may rotate); the TLS material
   // goes into a keep-alive agent so connections are reused instead of handshaking per call.
-  const optionsFor = async (method: string, path: string, headers: Record<string, string>): Promise<RequestOptions> => {
+  // Returns the options as sent and as the credentials were applied to (to name them if refused).
+  const optionsFor = async (method: string, path: string, headers: Record<string, string>): Promise<[RequestOptions, HttpsRequestOptions]> => {
     const opts: HttpsRequestOptions = { headers: { ...headers } };
     await kubeConfig.applyToHTTPSOptions(opts);
     const agent = agents.for(opts);
-    return { method, host: url.hostname, port: url.port, path: `${url.pathname.replace(/\/$/, '')}${path}`, headers: opts.headers, agent };
+    return [{ method, host: url.hostname, port: url.port, path: `${url.pathname.replace(/\/$/, '')}${path}`, headers: opts.headers, agent }, opts];
   };
+
+  const exchange = (req: RestRequest, opts: RequestOptions, body: Buffer | undefined): Promise<IncomingMessage> => new Promise((resolve, reject) => {
+    const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
+    outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
+    outgoing.end(body);
+  });
 
   const send = async (req: RestRequest, headers: Record<string, string>): Promise<IncomingMessage> => {
     try {
@@ -230,13 +248,15 @@ export function createRestClient(options: RestClientOptions): RestClient {
       throw new Error(`${req.method} ${req.path} given up while waiting for the client rate limit: ${(cause as Error).message}`, { cause });
     }
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
-    const allHeaders = { Accept: req.accept ?? 'application/json', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
-    const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
-    return new Promise((resolve, reject) => {
-      const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
-      outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
-      outgoing.end(body);
-    });
+    const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, 'Accept-Encoding': 'gzip', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
+    const path = `${req.path}${queryString(req.query)}`;
+    const [opts, applied] = await optionsFor(req.method, path, allHeaders);
+    const res = await exchange(req, opts, body);
+    // Refused credentials that can be got afresh (an exec plugin's) are, and the request goes once
+    // more, without a second wait for the rate limit: it already had its turn.
+    if (res.statusCode !== 401 || !kubeConfig.credentialsRefused?.(applied)) return res;
+    res.resume();
+    return exchange(req, (await optionsFor(req.method, path, allHeaders))[0], body);
   };
 
   const request = async <T>(req: RestRequest): Promise<T> => {
@@ -246,7 +266,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
     let text: string;
     try {
       res = await send({ ...req, signal: bounded.signal }, {});
-      text = await readBody(res);
+      text = await readBody(res, `${req.method} ${req.path}`);
     } finally {
       bounded.release();
     }
@@ -260,18 +280,18 @@ export function createRestClient(options: RestClientOptions): RestClient {
     const res = await send({ method: 'GET', path, query: { ...query, watch: true }, signal }, {});
     const status = res.statusCode ?? 0;
     observe?.({ method: 'WATCH', path, status });
-    if (status !== 200) throw apiError(status, await readBody(res), undefined);
+    if (status !== 200) throw apiError(status, await readBody(res, `watch ${path}`), undefined);
     onEstablished?.();
+    const body = bodyOf(res, `watch ${path}`);
     try {
-      for await (const line of createInterface({ input: res, crlfDelay: Infinity })) {
+      for await (const line of boundedLines(body, maxBytes, `watch ${path}`)) {
         const event = parseWatchLine(path, line);
         if (event) yield event;
       }
     } finally {
       // A reader that stopped early leaves the stream open: close it. Its abort may still raise an
       // error on the response, which nobody reads any more and which must not end the process.
-      res.on('error', () => undefined);
-      res.destroy();
+      for (const stream of [body, res]) stream.on('error', () => undefined).destroy();
     }
   }
 

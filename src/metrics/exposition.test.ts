@@ -161,3 +161,35 @@ describe('histogram', () => {
     expect(text).toContain('h_bucket{k="b",le="10"} 0\nh_bucket{k="b",le="+Inf"} 1\nh_sum{k="b"} 20\nh_count{k="b"} 1\n');
   });
 });
+
+describe('names', () => {
+  // Prometheus's rules: a name outside them makes the whole scrape fail to parse, so every metric of
+  // the process would be lost; refused at registration instead, naming the metric.
+  it.each(['', '1st_total', 'has-dash', 'has space', 'ümlaut', 'a.b'])('refuses the metric name %j', (name) => {
+    expect(() => new Registry().counter({ name, help: 'h' })).toThrow(`metric name ${JSON.stringify(name)} is not valid`);
+  });
+
+  it.each(['jobs_total', '_private', 'ns:rule:rate5m', 'A9'])('accepts the metric name %j', (name) => {
+    expect(new Registry().gauge({ name, help: 'h' }).name).toBe(name);
+  });
+
+  it.each(['', '1st', 'has-dash', 'a:b', '__reserved', 'ü'])('refuses the label name %j', (label) => {
+    expect(() => new Registry().counter({ name: 'jobs_total', help: 'h', labelNames: [label] }))
+      .toThrow(`jobs_total: label name ${JSON.stringify(label)} is not valid`);
+  });
+
+  it('accepts label names with one leading underscore', () => {
+    expect(new Registry().counter({ name: 'jobs_total', help: 'h', labelNames: ['_shard', 'queue_2'] }).labelNames).toEqual(['_shard', 'queue_2']);
+  });
+
+  it('refuses a label named twice, and a histogram label named le', () => {
+    expect(() => new Registry().counter({ name: 'jobs_total', help: 'h', labelNames: ['queue', 'queue'] })).toThrow('jobs_total: label name "queue" is given twice');
+    expect(() => new Registry().histogram({ name: 'latency_seconds', help: 'h', labelNames: ['le'] })).toThrow('latency_seconds: label name "le" is reserved for histogram buckets');
+  });
+
+  it('leaves nothing registered when a name is refused', () => {
+    const registry = new Registry();
+    expect(() => registry.counter({ name: 'jobs_total', help: 'h', labelNames: ['bad-label'] })).toThrow();
+    expect(registry.get('jobs_total')).toBeUndefined();
+  });
+});

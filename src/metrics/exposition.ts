@@ -9,6 +9,7 @@
  * shows no sample until its first update (prom-client showed an unlabelled one at 0 from the start):
  * loom's own metrics all have labels, and a process metric that cannot be read is better absent than 0.
  */
+import { checkMetricNames } from './metric-names.ts';
 
 /** One label value per label name. */
 export type Labels<N extends string> = Readonly<Record<N, string>>;
@@ -223,6 +224,7 @@ export class Registry {
   }
 
   #add<M extends AnyMetric>(metric: M): M {
+    checkMetricNames(metric.name, metric.labelNames, metric.type);
     if (this.#metrics.has(metric.name)) throw new Error(`a metric named ${metric.name} is already registered`);
     this.#metrics.set(metric.name, metric);
     return metric;
