@@ -19,6 +19,7 @@ export { type WebhookSecurity } from './webhook-transport.ts';
 export { webhookAuthPlan, type WebhookAuthPlan, type CredentialKind, type CredentialReader, type CredentialRef } from './webhook-credentials.ts';
 export { DEFAULT_ETAG_MAX_BYTES, DEFAULT_ETAG_MAX_ENTRIES } from './etag-cache.ts';
 export { webhookUrl, type WebhookTarget } from './webhook-url.ts';
+export { REMAINING_TIMEOUT_HEADER } from './webhook-deadline.ts';
 export {
   compileJsonataHook,
   DEFAULT_JSONATA_MAX_DEPTH,

@@ -19,6 +19,7 @@ import { httpPost, type HttpResponse } from './http-post.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { createWebhookTransport, type PreparedRequest, type WebhookSecurity, type WebhookTransport } from './webhook-transport.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
+import { withRemainingTimeout } from './webhook-deadline.ts';
 
 /** Reads wall time; the engine's `Clock` fits. Injected so no hook code calls `Date.now()`. */
 export interface HookClock {
@@ -101,6 +102,8 @@ function encode(config: RunnerConfig, request: unknown): Buffer {
 
 /** Both signals of one call: the caller's and the call's own timeout, told apart by identity. */
 interface CallSignals {
+  /** When the call's timeout ends, on the runner's clock: what is left of it goes to the hook in a header. */
+  deadline: number;
   caller: AbortSignal;
   timeout: AbortSignal;
   /** Either. */
@@ -113,7 +116,7 @@ interface CallSignals {
  * and a record on the caller's long-lived signal, until the timeout passes and a GC runs: thousands
  * of them under load.)
  */
-function callSignals(caller: AbortSignal, timeoutMs: number): CallSignals & { release(): void } {
+function callSignals(caller: AbortSignal, timeoutMs: number, now: number): CallSignals & { release(): void } {
   const timeout = new AbortController();
   const any = new AbortController();
   const timer = setTimeout(() => {
@@ -124,7 +127,7 @@ function callSignals(caller: AbortSignal, timeoutMs: number): CallSignals & { re
   if (caller.aborted) follow();
   else caller.addEventListener('abort', follow, { once: true });
   return {
-    caller, timeout: timeout.signal, any: any.signal,
+    deadline: now + timeoutMs, caller, timeout: timeout.signal, any: any.signal,
     release() {
       clearTimeout(timer);
       caller.removeEventListener('abort', follow);
@@ -160,7 +163,8 @@ interface Exchange {
 }
 
 async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSignals): Promise<HttpResponse> {
-  const headers = { ...config.callHeaders?.(), ...sent.prepared.headers, ...(sent.cached ? { 'If-None-Match': sent.cached.etag } : {}) };
+  const asked = { ...config.callHeaders?.(), ...sent.prepared.headers, ...(sent.cached ? { 'If-None-Match': sent.cached.etag } : {}) };
+  const headers = withRemainingTimeout(asked, signals.deadline, config.clock.now());
   config.observer?.requestStarted();
   const started = config.clock.now();
   let code: string | undefined;
@@ -252,7 +256,7 @@ export function createWebhookRunner(options: WebhookRunnerOptions): WebhookRunne
     call: async (request, caller) => {
       const body = encode(config, request);
       if (closed) throw new HookError(`${config.label}: the runner is closed`);
-      const signals = callSignals(caller, config.timeoutMs);
+      const signals = callSignals(caller, config.timeoutMs, config.clock.now());
       try {
         const prepared = await prepare(config, transport, signals);
         try {
