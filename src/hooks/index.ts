@@ -4,7 +4,17 @@
  * metrics layer implements, the webhook runner with its URL resolution, and the JSONata runner with
  * its errors (both `HookError`s) and the helpers it binds into every expression.
  */
-export { HookError, HookRetryAfterError } from './hook-error.ts';
+export { HookCircuitOpenError, HookError, HookRetryAfterError } from './hook-error.ts';
+export {
+  createCircuitBreaker,
+  DEFAULT_CIRCUIT_POLICY,
+  type CallVerdict,
+  type CircuitBreaker,
+  type CircuitPolicy,
+  type CircuitState,
+  type CircuitTransition,
+} from './circuit-breaker.ts';
+export type { CircuitGuard } from './circuit-gate.ts';
 export { describeStatus, excerpt } from './hook-answer-text.ts';
 export { isAnswered, NO_RESPONSE, type HookObserver, type HookRequestOutcome } from './hook-observer.ts';
 export type { HookKind, HookRunner } from './hook-runner.ts';

@@ -20,6 +20,7 @@ import { parseRetryAfter } from './retry-after.ts';
 import { createWebhookTransport, type PreparedRequest, type WebhookSecurity, type WebhookTransport } from './webhook-transport.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
 import { withRemainingTimeout } from './webhook-deadline.ts';
+import { admitCall, verdictOf, type CircuitGuard } from './circuit-gate.ts';
 
 /** Reads wall time; the engine's `Clock` fits. Injected so no hook code calls `Date.now()`. */
 export interface HookClock {
@@ -46,6 +47,8 @@ export interface WebhookRunnerOptions {
   security?: WebhookSecurity | undefined;
   /** Headers to send with each call, read as it starts: the trace context (`traceparent`) of the sync making it. */
   callHeaders?: (() => Record<string, string>) | undefined;
+  /** The endpoint's circuit breaker, shared by every runner calling it; absent: none. */
+  circuit?: CircuitGuard | undefined;
 }
 
 /** A webhook runner holds agents and a response cache: `close` it when its controller stops. */
@@ -160,6 +163,8 @@ interface Exchange {
   prepared: PreparedRequest;
   /** The cached answer whose ETag this request sends as `If-None-Match`. */
   cached: ETagEntry | undefined;
+  /** Told how the request ended (the observer's `code`), for the circuit breaker. */
+  ended(code: string): void;
 }
 
 async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSignals): Promise<HttpResponse> {
@@ -177,7 +182,9 @@ async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSigna
   } catch (cause) {
     throw transportFailure(config, cause, signals);
   } finally {
-    config.observer?.requestFinished({ code: code ?? noResponseCode(signals), durationSeconds: (config.clock.now() - started) / 1000 });
+    const ended = code ?? noResponseCode(signals);
+    sent.ended(ended);
+    config.observer?.requestFinished({ code: ended, durationSeconds: (config.clock.now() - started) / 1000 });
   }
 }
 
@@ -256,18 +263,22 @@ export function createWebhookRunner(options: WebhookRunnerOptions): WebhookRunne
     call: async (request, caller) => {
       const body = encode(config, request);
       if (closed) throw new HookError(`${config.label}: the runner is closed`);
+      const admission = admitCall(options.circuit, config.label);
+      let ended: string | undefined;
       const signals = callSignals(caller, config.timeoutMs, config.clock.now());
       try {
         const prepared = await prepare(config, transport, signals);
         try {
           const key = cache && etagKeyOf(request);
           const etag = cache && key !== undefined ? { cache, key, cached: cache.get(key) } : undefined;
-          return interpret(config, await exchange(config, { body, prepared, cached: etag?.cached }, signals), etag);
+          const sent = { body, prepared, cached: etag?.cached, ended: (code: string) => (ended = code) };
+          return interpret(config, await exchange(config, sent, signals), etag);
         } finally {
           prepared.release();
         }
       } finally {
         signals.release();
+        if (admission) options.circuit?.breaker.settle(admission, verdictOf(ended));
       }
     },
     close() {

@@ -1,16 +1,16 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hooks } from './hooks-plugin.ts';
 import type { HookCall } from './hook-call.ts';
 
 const parent = { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'web', namespace: 'ns' } };
-const apps: ReturnType<typeof Fastify>[] = [];
+const apps: FastifyInstance[] = [];
 afterEach(async () => {
   await Promise.all(apps.splice(0).map((app) => app.close()));
 });
 
 /** A server whose sync handler answers with what `look` makes of the call it was given. */
-async function serverWith(look: (call: HookCall) => unknown | Promise<unknown>) {
+async function serverWith(look: (call: HookCall) => unknown) {
   const app = Fastify({ logger: false });
   apps.push(app);
   await app.register(hooks, { composite: { sync: async (_request, call) => ({ status: { seen: await look(call) } }) } });
