@@ -105,7 +105,8 @@ function applyParent(name: string, role: Role, color: string): Promise<KubeObjec
 function converged(names: readonly string[], color: string): Promise<KubeObject[]> {
   return eventually(async () => {
     const pairs = await Promise.all(names.map((name) => Promise.all([clients.writer.get(parentRef(name)), clients.writer.get(childRef(name))])));
-    const done = pairs.every(([parent, child]) => (parent?.status as { color?: string } | undefined)?.color === color && child?.data?.color === color);
+    const colorOf = (field: unknown): unknown => (field as { color?: string } | undefined)?.color;
+    const done = pairs.every(([parent, child]) => colorOf(parent?.status) === color && colorOf(child?.data) === color);
     return done ? pairs.map(([, child]) => child!) : undefined;
   }, `${names.length} parents showing ${color}`, 120_000);
 }
