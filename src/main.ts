@@ -151,6 +151,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
       workers: config.workers, applyStrategy: config.applyStrategy, fieldManager: config.fieldManager,
       cacheFlushIntervalMs: config.cacheFlushIntervalMs, referenceNamespaces: config.referenceNamespaces,
       maxChildrenPerParent: config.maxChildrenPerParent,
+      hookMaxConcurrency: config.hookMaxConcurrency, hookCircuit: config.hookCircuit,
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, resolveKind, config.fieldManager),

@@ -11,6 +11,12 @@ import { buildObjectMap, type ObjectMap, type TypeRef } from './object-map.ts';
 import type { Json, KubeObject } from './object.ts';
 import { readLabelSelector } from './parse-selector.ts';
 
+/**
+ * The header each webhook request carries with the milliseconds left of loom's timeout for it when
+ * it was sent (docs/hook-protocol.md, "Deadline"): a hook that will not answer in time can stop early.
+ */
+export const HOOK_TIMEOUT_HEADER = 'X-Loom-Timeout-Ms';
+
 /** A JSON object (a parent `status`, for instance). */
 export type JsonObject = { [key: string]: Json };
 

@@ -22,6 +22,7 @@ export {
   decodeCustomizeResponse,
   decodeDecoratorResponse,
   decoratorRequest,
+  HOOK_TIMEOUT_HEADER,
   type CompositeHookRequest,
   type CompositeHookResponse,
   type CompositeRequestInput,

@@ -11,6 +11,13 @@ describe('runConfig', () => {
       metricsAddress: { host: '0.0.0.0', port: 9999 }, probeAddress: { host: '0.0.0.0', port: 8081 }, targetSelector: undefined,
       applyStrategy: 'server-side-apply', fieldManager: 'loom', eventsQps: 1 / 300, eventsBurst: 25, leaderElection: undefined,
       referenceNamespaces: [], maxChildrenPerParent: 10_000, jsonataProcesses: 2, jsonataMemoryMiB: 256, shutdownGraceMs: 20_000,
+      hookMaxConcurrency: 0, hookCircuit: { failures: 5, openMs: 30_000, maxOpenMs: 300_000 },
+    });
+  });
+
+  it('reads the hook cap and circuit breaker flags', () => {
+    expect(config('--hook-max-concurrency=3', '--hook-circuit-failures=2', '--hook-circuit-open-period=5s')).toMatchObject({
+      hookMaxConcurrency: 3, hookCircuit: { failures: 2, openMs: 5_000, maxOpenMs: 50_000 },
     });
   });
 
@@ -34,6 +41,9 @@ describe('runConfig', () => {
     [['--jsonata-processes', '1.5'], '--jsonata-processes: "1.5" is not a whole number'],
     [['--jsonata-memory-limit', '16'], '--jsonata-memory-limit: "16" is not a number ≥ 32'],
     [['--shutdown-grace-period', 'a while'], '--shutdown-grace-period:'],
+    [['--hook-max-concurrency', '-1'], '--hook-max-concurrency: "-1" is not a number ≥ 0'],
+    [['--hook-circuit-failures', '1.5'], '--hook-circuit-failures: "1.5" is not a whole number'],
+    [['--hook-circuit-open-period', '0s'], '--hook-circuit-open-period: must be more than 0s'],
     [['--leader-election'], '--leader-election-namespace is required outside a cluster'],
     [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
     [['--shards', '16'], '--shards: --leader-election-namespace (where the shard Leases live) is required outside a cluster'],

@@ -3,6 +3,7 @@
  * plus loom's own. Every invalid value is reported with the flag's name.
  */
 import { parseDuration } from '../api/index.ts';
+import { DEFAULT_CIRCUIT_POLICY, type CircuitPolicy } from '../hooks/index.ts';
 import type { KubeEnvironment } from '../kube/index.ts';
 import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES, DEFAULT_MAX_CHILDREN_PER_PARENT, type LoomConfig } from '../main.ts';
 import { parseListenAddress } from '../server/listen-address.ts';
@@ -41,6 +42,9 @@ export const RUN_FLAGS = {
   'log-format': ['string', 'auto', 'json, text (for people), or auto: text when stderr is a terminal, else json'],
   'reference-namespaces': ['string', '', 'namespaces (comma-separated) controllers may name Secrets and ConfigMaps in (webhook credentials, expression ConfigMaps); empty: none; "*": any, as Metacontroller'],
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
+  'hook-max-concurrency': ['string', '0', 'hook calls one controller may have in flight at once (the others wait their turn); 0 no cap but --workers'],
+  'hook-circuit-failures': ['string', String(DEFAULT_CIRCUIT_POLICY.failures), 'calls in a row that find a webhook down (no answer, timeout, 502/503/504) before its circuit opens; 0 never'],
+  'hook-circuit-open-period': ['string', '30s', 'how long an open circuit fails calls fast before one probe call; doubled after each failed probe, up to 10 times'],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in (controllers take turns; with 2 or more, one is kept from runaways)'],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB), 'V8 heap limit of each evaluator process, in MiB'],
   'shutdown-grace-period': ['string', '20s', 'after SIGTERM, how long syncs in flight may take to stop before loom exits anyway; below the pod\'s terminationGracePeriodSeconds'],
@@ -124,6 +128,13 @@ function sharding(values: Values, replica: ReplicaIdentity): LoomConfig['shardin
   return { namespace, group: get(values, 'leader-election-id'), identity: replica.identity, buckets, leaseDurationMs };
 }
 
+/** `--hook-circuit-failures` and `--hook-circuit-open-period`; the longest open period is 10 times the first. */
+function hookCircuit(values: Values): CircuitPolicy {
+  const openMs = withFlag('hook-circuit-open-period', () => parseDuration(get(values, 'hook-circuit-open-period')));
+  if (openMs <= 0) throw new FlagError('--hook-circuit-open-period: must be more than 0s');
+  return { failures: integer(values, 'hook-circuit-failures', 0), openMs, maxOpenMs: openMs * 10 };
+}
+
 /**
  * Builds the configuration; throws {@link FlagError} for the first invalid flag. `environment` is what
  * the CLI read of `$KUBECONFIG` and `$KUBERNETES_SERVICE_HOST`/`PORT`, used when `--kubeconfig` is not given.
@@ -150,6 +161,8 @@ export function runConfig(values: Values, replica: ReplicaIdentity = { identity:
     sharding: sharding(values, replica),
     referenceNamespaces: referenceNamespaces(values),
     maxChildrenPerParent: integer(values, 'max-children-per-parent', 0),
+    hookMaxConcurrency: integer(values, 'hook-max-concurrency', 0),
+    hookCircuit: hookCircuit(values),
     jsonataProcesses: integer(values, 'jsonata-processes', 1),
     jsonataMemoryMiB: integer(values, 'jsonata-memory-limit', 32),
     shutdownGraceMs: withFlag('shutdown-grace-period', () => parseDuration(get(values, 'shutdown-grace-period'))),

@@ -13,6 +13,8 @@ import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 import { parentsInShard } from './shard-scope.ts';
 import { StaleSyncError } from '../sync/stale-writes.ts';
+import { startCircuitRequeue } from './circuit-requeue.ts';
+import type { HookCircuits } from './hook-circuits.ts';
 
 /** A running controller. */
 export interface RunningController {
@@ -100,6 +102,8 @@ export interface ControllerLoopOptions<K> {
   resyncPeriodMs?: number | undefined;
   /** Undoes the controller's subscriptions and releases what it holds, after the workers have drained. */
   release(): void;
+  /** The circuit breakers of the controller's webhooks: the parents they skip are queued again when they let calls through. */
+  circuits?: HookCircuits | undefined;
 }
 
 /** Runs the workers and resync loops until the returned controller is stopped. */
@@ -117,11 +121,17 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
     host.tracing.annotate({ 'loom.result': result.requeueAfterMs === undefined ? 'success' : 'requeue' });
     return result;
   });
+  const requeue = options.circuits && startCircuitRequeue({
+    circuits: options.circuits, enqueue: (key) => queue.add(key), keys: () => options.keys(), keyName: (key) => options.keyName(key), clock: host.clock, signal: stopping.signal,
+  });
   const workers = runWorkers({
     // Stopping also aborts in-flight hook calls, so a restart never waits out a long webhook timeout.
     queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
     reconciler: { reconcile },
-    onOutcome: (outcome) => report(options, outcome, stopping.signal),
+    onOutcome: (outcome) => {
+      if (outcome.result === 'error') requeue?.failed(outcome.key, outcome.error);
+      report(options, outcome, stopping.signal);
+    },
   });
   const resync = Promise.all([
     resyncLoop(options, options.resyncPeriodMs, stopping.signal),
@@ -131,6 +141,7 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
     async stop() {
       stopping.abort();
       await Promise.all([workers, resync]);
+      requeue?.stop();
       options.release();
       untrackQueue();
       untrackShard();

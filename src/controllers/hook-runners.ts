@@ -12,16 +12,18 @@ import {
   webhookAuthPlan,
   HookRetryAfterError,
   webhookUrl,
+  DEFAULT_CIRCUIT_POLICY,
   type HookKind,
   type HookRunner,
   type WebhookSecurity,
 } from '../hooks/index.ts';
 import type { ExpressionSources } from './expression-sources.ts';
 import type { InformerLease } from '../kube/index.ts';
-import { RetryAfterError } from '../engine/index.ts';
+import { createConcurrencyLimit, RetryAfterError, type ConcurrencyLimit } from '../engine/index.ts';
 import type { Host } from './host.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import { checkReferences } from './reference-policy.ts';
+import { createHookCircuits, type HookCircuits } from './hook-circuits.ts';
 import { tracedRunner } from './traced-ports.ts';
 import { createWebhookCredentialSource, type WebhookCredentialSource } from './webhook-secrets.ts';
 
@@ -31,6 +33,8 @@ export interface HookIdentity {
   controller: ControllerLabels;
   /** The controller's `spec.endpointConfigs`; absent: none (the webhook's own settings only). */
   endpointConfigs?: readonly EndpointConfig[] | undefined;
+  /** The controller's circuit breakers; absent: a webhook has none. */
+  circuits?: HookCircuits | undefined;
 }
 
 /** A runner that may hold resources (TLS agents, Secret/ConfigMap caches): call `release` once it is no longer used. */
@@ -105,6 +109,7 @@ function webhookRunner(host: Host, spec: Hook, id: HookIdentity): ManagedHookRun
       etag: spec.webhook!.etag,
       security,
       callHeaders: () => host.tracing.outgoingHeaders(),
+      circuit: id.circuits?.guard(url),
     });
   } catch (err) {
     source?.release();
@@ -132,6 +137,8 @@ export interface ControllerHookRunners {
   sync?: ManagedHookRunner | undefined;
   finalize?: ManagedHookRunner | undefined;
   customize?: ManagedHookRunner | undefined;
+  /** The circuit breakers of the webhooks; the controller loop queues again the parents they skipped. */
+  circuits: HookCircuits;
   /** Every cache the runners read at call time. */
   caches(): InformerLease[];
   /** Releases every runner. Idempotent. */
@@ -145,11 +152,19 @@ export interface ControllerHooksInput {
   controller: ControllerLabels;
 }
 
+/** `runner` whose calls wait for a slot of `limit` first, so the call's timeout starts once it has one. */
+function limited(runner: ManagedHookRunner, limit: ConcurrencyLimit): ManagedHookRunner {
+  return { ...runner, call: (request, signal) => limit.run(() => runner.call(request, signal), signal) };
+}
+
 /**
  * Builds the runners of a controller's sync, finalize and customize hooks. If one cannot be built
- * (an expression that does not compile, a bad webhook URL), those already built are released.
+ * (an expression that does not compile, a bad webhook URL), those already built are released. Their
+ * calls share one cap (`--hook-max-concurrency`) and the webhooks' circuit breakers (`--hook-circuit-*`).
  */
 export async function controllerRunners(host: Host, input: ControllerHooksInput, sources: ExpressionSources): Promise<ControllerHookRunners> {
+  const circuits = createHookCircuits(host, input.controller, host.settings.hookCircuit ?? DEFAULT_CIRCUIT_POLICY);
+  const limit = createConcurrencyLimit(host.settings.hookMaxConcurrency ?? 0);
   const built: ManagedHookRunner[] = [];
   const release = () => {
     for (const runner of built) runner.release();
@@ -157,13 +172,13 @@ export async function controllerRunners(host: Host, input: ControllerHooksInput,
   const build = async (hook: 'sync' | 'finalize' | 'customize') => {
     const spec = input.hooks[hook];
     if (!spec) return undefined;
-    const runner = await runnerFor(host, spec, { hook, controller: input.controller, endpointConfigs: input.endpointConfigs }, sources);
+    const runner = await runnerFor(host, spec, { hook, controller: input.controller, endpointConfigs: input.endpointConfigs, circuits }, sources);
     built.push(runner);
-    return runner;
+    return limited(runner, limit);
   };
   try {
     const runners = { sync: await build('sync'), finalize: await build('finalize'), customize: await build('customize') };
-    return { ...runners, caches: () => built.flatMap((runner) => runner.caches), release };
+    return { ...runners, circuits, caches: () => built.flatMap((runner) => runner.caches), release };
   } catch (err) {
     release();
     throw err;

@@ -7,7 +7,7 @@ import { closestMatch } from '../api/index.ts';
 import type { Clock, Tracing } from '../engine/index.ts';
 import type { DiscoverySnapshot, EventRecorder, InformerRegistry, ObjectWriter, ResourceType } from '../kube/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
-import type { EvaluatorPool } from '../hooks/index.ts';
+import type { CircuitPolicy, EvaluatorPool } from '../hooks/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ShardScope } from './shard-scope.ts';
 
@@ -24,6 +24,10 @@ export interface HostSettings {
   maxChildrenPerParent?: number | undefined;
   /** `--reference-namespaces`: where controllers may name Secrets and ConfigMaps; absent: anywhere. */
   referenceNamespaces?: readonly string[] | undefined;
+  /** `--hook-max-concurrency`: hook calls one controller may have in flight at once; absent or 0: no cap but `--workers`. */
+  hookMaxConcurrency?: number | undefined;
+  /** `--hook-circuit-failures` and `--hook-circuit-open-period`; absent: `DEFAULT_CIRCUIT_POLICY`. */
+  hookCircuit?: CircuitPolicy | undefined;
 }
 
 /** Shared by every running controller of a host. */

@@ -3,6 +3,7 @@
  * rate limiters, the reconciler contract with the errors that steer retries, and the worker loop.
  */
 export { nextTurn, systemClock, type Clock } from './clock.ts';
+export { createConcurrencyLimit, type ConcurrencyLimit } from './concurrency-limit.ts';
 export { createFairThrottle, type FairThrottle } from './fair-throttle.ts';
 export { createDroppingThrottle, type DroppingThrottle, type DroppingThrottleOptions, type Place } from './dropping-throttle.ts';
 export { drainWithin, type DrainBound, type DrainOutcome } from './drain-within.ts';
@@ -26,5 +27,6 @@ export {
   type RunWorkersOptions,
   type WorkerQueue,
 } from './run-workers.ts';
+export { createSkippedKeys, type SkippedKeys, type TakenKeys } from './skipped-keys.ts';
 export { WorkQueue, type WorkQueueOptions } from './work-queue.ts';
 export { NO_TRACING, type SpanAttributes, type Tracing } from './tracing.ts';

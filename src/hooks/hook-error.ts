@@ -38,3 +38,22 @@ export class HookRetryAfterError extends Error {
     this.retryAfterMs = retryAfterMs;
   }
 }
+
+/**
+ * The call was not sent: the endpoint's circuit breaker is open (`circuit-breaker.ts`). A
+ * {@link HookError}, so the sync fails as for any hook error (event, backoff, nothing written); the
+ * controller also keeps the parent's key, to queue it again when the breaker lets calls through.
+ */
+export class HookCircuitOpenError extends HookError {
+  override readonly name: string = 'HookCircuitOpenError';
+  /** The breaker's endpoint, as the runner was given it: the key the controller keeps skipped parents under. */
+  readonly endpoint: string;
+  /** When a probe may go (wall time, ms). */
+  readonly retryAt: number;
+
+  constructor(message: string, endpoint: string, retryAt: number) {
+    super(message);
+    this.endpoint = endpoint;
+    this.retryAt = retryAt;
+  }
+}

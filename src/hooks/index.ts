@@ -4,7 +4,17 @@
  * metrics layer implements, the webhook runner with its URL resolution, and the JSONata runner with
  * its errors (both `HookError`s) and the helpers it binds into every expression.
  */
-export { HookError, HookRetryAfterError } from './hook-error.ts';
+export { HookCircuitOpenError, HookError, HookRetryAfterError } from './hook-error.ts';
+export {
+  createCircuitBreaker,
+  DEFAULT_CIRCUIT_POLICY,
+  type CallVerdict,
+  type CircuitBreaker,
+  type CircuitPolicy,
+  type CircuitState,
+  type CircuitTransition,
+} from './circuit-breaker.ts';
+export type { CircuitGuard } from './circuit-gate.ts';
 export { describeStatus, excerpt } from './hook-answer-text.ts';
 export { isAnswered, NO_RESPONSE, type HookObserver, type HookRequestOutcome } from './hook-observer.ts';
 export type { HookKind, HookRunner } from './hook-runner.ts';
@@ -19,6 +29,7 @@ export { type WebhookSecurity } from './webhook-transport.ts';
 export { webhookAuthPlan, type WebhookAuthPlan, type CredentialKind, type CredentialReader, type CredentialRef } from './webhook-credentials.ts';
 export { DEFAULT_ETAG_MAX_BYTES, DEFAULT_ETAG_MAX_ENTRIES } from './etag-cache.ts';
 export { webhookUrl, type WebhookTarget } from './webhook-url.ts';
+export { REMAINING_TIMEOUT_HEADER } from './webhook-deadline.ts';
 export {
   compileJsonataHook,
   DEFAULT_JSONATA_MAX_DEPTH,

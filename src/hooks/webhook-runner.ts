@@ -19,6 +19,8 @@ import { httpPost, type HttpResponse } from './http-post.ts';
 import { parseRetryAfter } from './retry-after.ts';
 import { createWebhookTransport, type PreparedRequest, type WebhookSecurity, type WebhookTransport } from './webhook-transport.ts';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './response-limit.ts';
+import { withRemainingTimeout } from './webhook-deadline.ts';
+import { admitCall, verdictOf, type CircuitGuard } from './circuit-gate.ts';
 
 /** Reads wall time; the engine's `Clock` fits. Injected so no hook code calls `Date.now()`. */
 export interface HookClock {
@@ -45,6 +47,8 @@ export interface WebhookRunnerOptions {
   security?: WebhookSecurity | undefined;
   /** Headers to send with each call, read as it starts: the trace context (`traceparent`) of the sync making it. */
   callHeaders?: (() => Record<string, string>) | undefined;
+  /** The endpoint's circuit breaker, shared by every runner calling it; absent: none. */
+  circuit?: CircuitGuard | undefined;
 }
 
 /** A webhook runner holds agents and a response cache: `close` it when its controller stops. */
@@ -101,6 +105,8 @@ function encode(config: RunnerConfig, request: unknown): Buffer {
 
 /** Both signals of one call: the caller's and the call's own timeout, told apart by identity. */
 interface CallSignals {
+  /** When the call's timeout ends, on the runner's clock: what is left of it goes to the hook in a header. */
+  deadline: number;
   caller: AbortSignal;
   timeout: AbortSignal;
   /** Either. */
@@ -113,7 +119,7 @@ interface CallSignals {
  * and a record on the caller's long-lived signal, until the timeout passes and a GC runs: thousands
  * of them under load.)
  */
-function callSignals(caller: AbortSignal, timeoutMs: number): CallSignals & { release(): void } {
+function callSignals(caller: AbortSignal, timeoutMs: number, now: number): CallSignals & { release(): void } {
   const timeout = new AbortController();
   const any = new AbortController();
   const timer = setTimeout(() => {
@@ -124,7 +130,7 @@ function callSignals(caller: AbortSignal, timeoutMs: number): CallSignals & { re
   if (caller.aborted) follow();
   else caller.addEventListener('abort', follow, { once: true });
   return {
-    caller, timeout: timeout.signal, any: any.signal,
+    deadline: now + timeoutMs, caller, timeout: timeout.signal, any: any.signal,
     release() {
       clearTimeout(timer);
       caller.removeEventListener('abort', follow);
@@ -157,10 +163,13 @@ interface Exchange {
   prepared: PreparedRequest;
   /** The cached answer whose ETag this request sends as `If-None-Match`. */
   cached: ETagEntry | undefined;
+  /** Told how the request ended (the observer's `code`), for the circuit breaker. */
+  ended(code: string): void;
 }
 
 async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSignals): Promise<HttpResponse> {
-  const headers = { ...config.callHeaders?.(), ...sent.prepared.headers, ...(sent.cached ? { 'If-None-Match': sent.cached.etag } : {}) };
+  const asked = { ...config.callHeaders?.(), ...sent.prepared.headers, ...(sent.cached ? { 'If-None-Match': sent.cached.etag } : {}) };
+  const headers = withRemainingTimeout(asked, signals.deadline, config.clock.now());
   config.observer?.requestStarted();
   const started = config.clock.now();
   let code: string | undefined;
@@ -173,7 +182,9 @@ async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSigna
   } catch (cause) {
     throw transportFailure(config, cause, signals);
   } finally {
-    config.observer?.requestFinished({ code: code ?? noResponseCode(signals), durationSeconds: (config.clock.now() - started) / 1000 });
+    const ended = code ?? noResponseCode(signals);
+    sent.ended(ended);
+    config.observer?.requestFinished({ code: ended, durationSeconds: (config.clock.now() - started) / 1000 });
   }
 }
 
@@ -252,18 +263,22 @@ export function createWebhookRunner(options: WebhookRunnerOptions): WebhookRunne
     call: async (request, caller) => {
       const body = encode(config, request);
       if (closed) throw new HookError(`${config.label}: the runner is closed`);
-      const signals = callSignals(caller, config.timeoutMs);
+      const admission = admitCall(options.circuit, config.label);
+      let ended: string | undefined;
+      const signals = callSignals(caller, config.timeoutMs, config.clock.now());
       try {
         const prepared = await prepare(config, transport, signals);
         try {
           const key = cache && etagKeyOf(request);
           const etag = cache && key !== undefined ? { cache, key, cached: cache.get(key) } : undefined;
-          return interpret(config, await exchange(config, { body, prepared, cached: etag?.cached }, signals), etag);
+          const sent = { body, prepared, cached: etag?.cached, ended: (code: string) => (ended = code) };
+          return interpret(config, await exchange(config, sent, signals), etag);
         } finally {
           prepared.release();
         }
       } finally {
         signals.release();
+        if (admission) options.circuit?.breaker.settle(admission, verdictOf(ended));
       }
     },
     close() {

@@ -115,3 +115,24 @@ describe('event metrics', () => {
     metrics.close();
   });
 });
+
+describe('circuit breaker metrics', () => {
+  it('shows a breaker closed, then open with its transition, and counts the calls failed fast', async () => {
+    const metrics = createMetrics();
+    const observer = metrics.circuitObserver(controller, 'https://user:s3cret@hook/sync');
+    const labels = 'controller="web",controller_type="CompositeController",url="https://hook/sync"';
+    expect(await metrics.registry.metrics()).toContain(`loom_hook_circuit_open{${labels}} 0`);
+    observer.changed('open');
+    observer.refused();
+    observer.refused();
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(`loom_hook_circuit_open{${labels}} 1`);
+    expect(text).toContain(`loom_hook_circuit_transitions_total{${labels},to="open"} 1`);
+    expect(text).toContain(`loom_hook_circuit_rejected_total{${labels}} 2`);
+    observer.changed('half-open');
+    observer.changed('closed');
+    expect(await metrics.registry.metrics()).toContain(`loom_hook_circuit_open{${labels}} 0`);
+    expect(await metrics.registry.metrics()).not.toContain('s3cret');
+    metrics.close();
+  });
+});

@@ -22,6 +22,12 @@ export interface Metrics {
    * without userinfo, query or fragment (see {@link hookUrlLabel}): `/metrics` is unauthenticated.
    */
   hookObserver(options: { hook: 'sync' | 'finalize' | 'customize'; url: string; controller: ControllerLabels }): HookObserver;
+  /**
+   * The metrics of one controller's circuit breaker for one webhook endpoint: `loom_hook_circuit_open`
+   * (1 while open or half-open), `loom_hook_circuit_transitions_total{to}` and
+   * `loom_hook_circuit_rejected_total` (calls failed fast). `url` is labelled as for {@link hookObserver}.
+   */
+  circuitObserver(controller: ControllerLabels, url: string): CircuitObserver;
   reconciled(controller: ControllerLabels, result: string, seconds: number): void;
   applied(controller: ControllerLabels, action: string): void;
   /** With `--shards`: the buckets this replica holds, and the buckets it took or gave back. */
@@ -39,7 +45,34 @@ export interface Metrics {
   close(): void;
 }
 
+/** What a circuit breaker reports. */
+export interface CircuitObserver {
+  /** The breaker moved to `to` (`closed`, `open` or `half-open`). */
+  changed(to: string): void;
+  /** A call failed fast. */
+  refused(): void;
+}
+
 type HookName = 'sync' | 'finalize' | 'customize';
+
+/** The three series of the circuit breakers. */
+function circuitMetrics(registry: Registry): (controller: ControllerLabels, url: string) => CircuitObserver {
+  const labelNames = ['controller', 'controller_type', 'url'] as const;
+  const open = registry.gauge({ name: 'loom_hook_circuit_open', help: 'Whether the circuit breaker of a webhook endpoint is open or half-open (1) or closed (0).', labelNames });
+  const transitions = registry.counter({ name: 'loom_hook_circuit_transitions_total', help: 'Circuit breaker changes of state, by the state entered.', labelNames: [...labelNames, 'to'] });
+  const rejected = registry.counter({ name: 'loom_hook_circuit_rejected_total', help: 'Hook calls failed fast because the circuit breaker of their endpoint was open.', labelNames });
+  return (controller, url) => {
+    const labels = { controller: controller.controller, controller_type: controller.type, url: hookUrlLabel(url) };
+    open.set(labels, 0);
+    return {
+      changed(to) {
+        open.set(labels, to === 'closed' ? 0 : 1);
+        transitions.inc({ ...labels, to });
+      },
+      refused: () => rejected.inc(labels),
+    };
+  };
+}
 
 const HOOK_LABELS = ['url', 'controller_name', 'controller_type'] as const;
 type HookLabel = typeof HOOK_LABELS[number];
@@ -99,6 +132,7 @@ export function createMetrics(): Metrics {
     name: 'loom_events_dropped_total', help: 'Events not written: refused by the per-object spam filter (filtered), no place in line (queue_full), or no write slot in time (expired).',
     labelNames: ['reason'],
   });
+  const circuits = circuitMetrics(registry);
   const queues = trackedGauge(registry, 'loom_queue_depth', 'Keys waiting in each controller queue.');
   const shardParents = trackedGauge(registry, 'loom_shard_parents', 'Parents (or decorator targets) in the buckets this replica holds, per controller (with --shards).');
 
@@ -120,6 +154,7 @@ export function createMetrics(): Metrics {
         },
       };
     },
+    circuitObserver: circuits,
     reconciled(controller, result, seconds) {
       const labels = { controller: controller.controller, controller_type: controller.type };
       reconciles.inc({ ...labels, result });

@@ -8,6 +8,7 @@ import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentele
 import type { FastifyError, FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { isRecord } from '../api/index.ts';
 import { isExposed } from './hook-answer-error.ts';
+import { hookCallOf, type HookCall } from './hook-call.ts';
 import { checkCompositeRequest, checkCustomizeRequest, checkDecoratorRequest, type CheckedRequest } from './request-validation.ts';
 import type {
   CompositeRequest, CompositeResponse, CustomizeRequest, CustomizeResponse, DecoratorRequest, DecoratorResponse, HookHandler,
@@ -63,7 +64,7 @@ interface HookRoute {
   path: string;
   name: string;
   check(body: unknown): CheckedRequest<unknown>;
-  handle(request: unknown): unknown;
+  handle(request: unknown, call: HookCall): unknown;
 }
 
 type Kind = 'composite' | 'decorator';
@@ -83,7 +84,7 @@ function checkerFor(kind: Kind, hook: HookName): (body: unknown) => CheckedReque
 function routesOf(kind: Kind, hooks: CompositeHooks | DecoratorHooks): HookRoute[] {
   const names: HookName[] = ['sync', 'finalize', 'customize'];
   return names.flatMap((hook) => {
-    const handler = hooks[hook] as ((request: unknown) => unknown) | undefined;
+    const handler = hooks[hook] as ((request: unknown, call: HookCall) => unknown) | undefined;
     if (handler === undefined) return [];
     const path = `${hooks.prefix ?? ''}${hooks.paths?.[hook] ?? `/${hook}`}`;
     return [{ path, name: `${kind} ${hook} hook`, check: checkerFor(kind, hook), handle: handler }];
@@ -152,7 +153,7 @@ async function answer(route: HookRoute, request: FastifyRequest, reply: FastifyR
   }
   let result: unknown;
   try {
-    result = await route.handle(checked.request);
+    result = await route.handle(checked.request, hookCallOf(request, reply));
   } catch (err) {
     request.log.error({ hook: route.name, requestId: request.id, err }, 'hook handler failed');
     return sendJson(reply, 500, { error: failureAnswer(route, request, err) });

@@ -24,6 +24,7 @@ export type {
   OwnerReference,
   RelatedResourceRule,
 } from './types.ts';
+export type { HookCall } from './hook-call.ts';
 export { typeKey } from '../api/index.ts';
 export { createHookServer, type HookServer, type HookServerOptions, type ListenOptions } from './hook-server.ts';
 export { DEFAULT_HEADERS_TIMEOUT, DEFAULT_REQUEST_TIMEOUT, type ServerTimeouts } from './server-timeouts.ts';

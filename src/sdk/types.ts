@@ -5,6 +5,7 @@
  * zero value on the controller's side.
  */
 import type { KubeObject, RelatedResourceRule } from '../api/index.ts';
+import type { HookCall } from './hook-call.ts';
 
 export type { KubeObject, LabelSelector, ObjectMeta, OwnerReference, RelatedResourceRule } from '../api/index.ts';
 
@@ -98,8 +99,9 @@ export type HookResult<Response> = Response | Promise<Response>;
 
 /**
  * A hook handler. Declared through a method so that, as for any method, a handler may annotate a
- * narrower request (`(request: CompositeRequest<HelloWorld, 'ConfigMap.v1'>) => ...`).
+ * narrower request (`(request: CompositeRequest<HelloWorld, 'ConfigMap.v1'>) => ...`). The second
+ * argument says how long loom will wait for the answer, with a signal for when it stops waiting.
  */
 export type HookHandler<Request, Response> = {
-  bivariant(request: Request): HookResult<Response>;
+  bivariant(request: Request, call: HookCall): HookResult<Response>;
 }['bivariant'];

@@ -15,6 +15,8 @@ import { testKubeConfig } from './cluster.ts';
 /** A host running for one test file. */
 export interface TestLoom {
   stop(): Promise<void>;
+  /** Where `/metrics` is served, when the overrides gave a `metricsAddress`. */
+  metricsPort?: number | undefined;
 }
 
 /** Starts loom for controllers labelled `loom-test=<label>`. */
@@ -29,11 +31,15 @@ export async function startTestLoom(label: string, overrides: Partial<LoomConfig
     // Any namespace, as `--reference-namespaces=*` (the bare CLI allows none): each test file keeps its
     // webhook Secrets and expression ConfigMaps in a namespace of its own, whose name is generated.
     referenceNamespaces: undefined,
+    // Circuit breakers off (`--hook-circuit-failures=0`): the fault tests break one parent after another
+    // at one hook URL and read each failure's own message; test/hook-resilience.test.ts turns them on.
+    hookCircuit: { failures: 0, openMs: 30_000, maxOpenMs: 300_000 },
     ...overrides,
   };
   const stop = new AbortController();
   const running = await runLoom({ config, logger: pino({ level: process.env.LOOM_TEST_LOG ?? 'silent' }), signal: stop.signal, ...(observeRequests ? { observeRequests } : {}) });
   return {
+    metricsPort: running.metricsPort,
     async stop() {
       stop.abort();
       await running.done;

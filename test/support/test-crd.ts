@@ -75,6 +75,8 @@ export const TEST_PARENT_KINDS = {
   /** The parents and decorator targets of the shard-label test, which carry labels their authors chose. */
   shardLabelled: { plural: 'shardlabelleds', kind: 'ShardLabelled' },
   shardLabelledTarget: { plural: 'shardlabelledtargets', kind: 'ShardLabelledTarget' },
+  /** The parents of the hook resilience test (concurrency cap, circuit breaker). */
+  resilient: { plural: 'resilients', kind: 'Resilient' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */

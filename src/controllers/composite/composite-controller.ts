@@ -101,6 +101,7 @@ function run(ctx: CompositeContext, leases: CompositeLeases, queue: WorkQueue, r
   ];
   const period = controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
+    circuits: runners.circuits,
     host, labels: ctx.labels, logger: ctx.logger, queue, keyName: (key) => key,
     reconcile: async (key, signal, logger) => {
       const parent = ctx.parents.get(key);

@@ -84,6 +84,7 @@ function run(ctx: DecoratorContext, leases: { targets: InformerLease[]; attachme
   ];
   const period = ctx.controller.spec.resyncPeriodSeconds;
   const running = runControllerLoop({
+    circuits: runners.circuits,
     host: ctx.host, labels: ctx.labels, logger: ctx.logger, queue, keyName: targetKeyId,
     reconcile: async (key, signal, logger) => {
       const { target, cached } = targetAt(ctx.targets, key);
