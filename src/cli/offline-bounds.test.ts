@@ -1,0 +1,45 @@
+/**
+ * `loom render` and `loom validate` on expressions that would take down a host evaluating them in
+ * its own process (`hostile-expressions.test-support.ts`), run as the `loom` command: render ends
+ * each with a clear error naming the hook and the bound, exit 1, and no native crash report; validate
+ * compiles the expressions without evaluating them, so both are valid. How long each run took is
+ * the benchmark's business (`bench/offline-bounds.ts`), not asserted here.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HOSTILE_EXPRESSIONS, hostileController, NATIVE_CRASH } from './hostile-expressions.test-support.ts';
+import { loomCommands } from './loom-command.test-support.ts';
+
+const commands = loomCommands();
+const PARENT = { apiVersion: 'example.com/v1', kind: 'Web', metadata: { name: 'shop', namespace: 'default', uid: 'u-1' }, spec: {} };
+let dir: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'loom-offline-bounds-'));
+  await writeFile(join(dir, 'parent.yaml'), JSON.stringify(PARENT));
+  for (const [name, { expression }] of Object.entries(HOSTILE_EXPRESSIONS)) {
+    await writeFile(join(dir, `${name}.yaml`), hostileController(name, { apiVersion: 'example.com/v1', resource: 'webs' }, expression));
+  }
+});
+
+afterEach(() => commands.stopAll());
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.each(Object.entries(HOSTILE_EXPRESSIONS))('the %s expression', (name, { failure }) => {
+  it('ends loom render with an error naming the hook and the bound, not a crash', async () => {
+    const run = await commands.run(['render', '--controller', `${name}.yaml`, '--parent', 'parent.yaml'], dir);
+    expect(run.stderr).not.toMatch(NATIVE_CRASH);
+    expect(run.stderr).toMatch(failure);
+    expect({ code: run.code, signal: run.signal, stdout: run.stdout }).toEqual({ code: 1, signal: null, stdout: '' });
+  });
+
+  it('is valid to loom validate, which compiles it and runs none of it', async () => {
+    const run = await commands.run(['validate', `${name}.yaml`], dir);
+    expect({ code: run.code, signal: run.signal, stdout: run.stdout, stderr: run.stderr }).toEqual({ code: 0, signal: null, stdout: '', stderr: '' });
+  });
+});
