@@ -22,11 +22,11 @@ export interface HostileExpression {
 export const HOSTILE_EXPRESSIONS = {
   memory: {
     expression: '$count($split($pad("a", 150000000), ""))',
-    failure: /^sync hook: JSONata evaluation (built a value larger than JavaScript allows|exceeded the memory limit of \d+ MiB)$/m,
+    failure: /sync hook: JSONata evaluation (built a value larger than JavaScript allows|exceeded the memory limit of \d+ MiB)$/m,
   },
   backtracking: {
     expression: '$match($pad("", 30, "a") & "!", /(a+)+(?=b)/)',
-    failure: /^sync hook: JSONata evaluation timed out after 1000 ms; its evaluator process was stopped$/m,
+    failure: /sync hook: JSONata evaluation timed out after 1000 ms; its evaluator process was stopped$/m,
   },
 } as const satisfies Record<string, HostileExpression>;
 
