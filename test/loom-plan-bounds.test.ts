@@ -26,8 +26,8 @@ beforeAll(async () => {
   await createParentCrd(clients, KIND);
   await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name: 'pr', namespace }, spec: {} });
   dir = await mkdtemp(join(tmpdir(), 'loom-plan-bounds-'));
-  for (const [name, { expression }] of Object.entries(HOSTILE_EXPRESSIONS)) {
-    await writeFile(join(dir, `${name}.yaml`), hostileController(name, { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural }, expression));
+  for (const [name, hostile] of Object.entries(HOSTILE_EXPRESSIONS)) {
+    await writeFile(join(dir, `${name}.yaml`), hostileController(name, { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural }, hostile));
   }
 });
 

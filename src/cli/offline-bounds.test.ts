@@ -19,8 +19,8 @@ let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'loom-offline-bounds-'));
   await writeFile(join(dir, 'parent.yaml'), JSON.stringify(PARENT));
-  for (const [name, { expression }] of Object.entries(HOSTILE_EXPRESSIONS)) {
-    await writeFile(join(dir, `${name}.yaml`), hostileController(name, { apiVersion: 'example.com/v1', resource: 'webs' }, expression));
+  for (const [name, hostile] of Object.entries(HOSTILE_EXPRESSIONS)) {
+    await writeFile(join(dir, `${name}.yaml`), hostileController(name, { apiVersion: 'example.com/v1', resource: 'webs' }, hostile));
   }
 });
 
