@@ -26,7 +26,7 @@ export interface HostileExpression {
 export const HOSTILE_EXPRESSIONS = {
   memory: {
     expression: '$count($split($pad("a", 150000000), ""))',
-    timeout: '60s',
+    timeout: '30s',
     failure: /sync hook: JSONata evaluation (built a value larger than JavaScript allows|exceeded the memory limit of \d+ MiB)$/m,
   },
   backtracking: {
