@@ -23,8 +23,17 @@ export interface LoomCommandRun {
   pid: number;
 }
 
+/** A command that has started. */
+export interface StartedLoomCommand {
+  pid: number;
+  /** Resolves once it has exited, however it ended. */
+  done: Promise<LoomCommandRun>;
+}
+
 /** Starts `loom` commands and stops, by PID, those still running. */
 export interface LoomCommands {
+  /** Starts `loom ARGS…` in `cwd`. */
+  start(args: readonly string[], cwd?: string): Promise<StartedLoomCommand>;
   /** Runs `loom ARGS…` in `cwd` and resolves once it has exited, however it ended. */
   run(args: readonly string[], cwd?: string): Promise<LoomCommandRun>;
   /** SIGKILLs every command still running (for `afterEach`: a test that timed out leaves none behind). */
@@ -34,26 +43,31 @@ export interface LoomCommands {
 /** A starter of `loom` commands for one test file. */
 export function loomCommands(): LoomCommands {
   const running = new Set<number>();
-  return {
-    async run(args, cwd) {
-      const started = systemClock.now();
-      // process.execPath: the Node running the tests (24), not whatever `node` is first on PATH.
-      const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (text: string) => void (stdout += text));
-      child.stderr.setEncoding('utf8').on('data', (text: string) => void (stderr += text));
-      const pid = await new Promise<number>((resolve, reject) => {
-        child.once('spawn', () => resolve(child.pid!));
-        child.once('error', reject);
-      });
-      running.add(pid);
-      const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-        child.once('close', (exitCode, exitSignal) => resolve({ code: exitCode, signal: exitSignal }));
-      });
+  const start = async (args: readonly string[], cwd?: string): Promise<StartedLoomCommand> => {
+    const started = systemClock.now();
+    // process.execPath: the Node running the tests (24), not whatever `node` is first on PATH.
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => void (stdout += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => void (stderr += text));
+    const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('close', (code, signal) => resolve({ code, signal }));
+    });
+    const pid = await new Promise<number>((resolve, reject) => {
+      child.once('spawn', () => resolve(child.pid!));
+      child.once('error', reject);
+    });
+    running.add(pid);
+    const done = closed.then(({ code, signal }) => {
       running.delete(pid);
       return { code, signal, stdout, stderr, elapsedMs: systemClock.now() - started, pid };
-    },
+    });
+    return { pid, done };
+  };
+  return {
+    start,
+    run: async (args, cwd) => (await start(args, cwd)).done,
     stopAll() {
       for (const pid of running) {
         try {
