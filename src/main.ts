@@ -2,7 +2,6 @@
  * The composition root of `loom run`: configuration → logger → kube connection and caches → engine
  * → controllers → HTTP servers, all living until one shutdown signal, then drained in reverse.
  */
-import { extname } from 'node:path';
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
@@ -11,7 +10,6 @@ import {
 } from './controllers/index.ts';
 import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
 import { NO_TRACING, systemClock, type Clock } from './engine/index.ts';
-import { createEvaluatorPool } from './hooks/index.ts';
 import {
   createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer, withTenant,
   type DiscoverySnapshot, type KubeEnvironment, type ObjectWriter, type RequestObserver, type RestClient,
@@ -19,6 +17,7 @@ import {
 import { metricsRoutes, probeRoutes, serveUntil } from './server/http-servers.ts';
 import type { ListenAddress } from './server/listen-address.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { startJsonataEvaluators } from './jsonata-evaluators.ts';
 
 /** Everything `loom run` is configured with (parsed from flags by the CLI). */
 export interface LoomConfig extends HostSettings {
@@ -36,9 +35,9 @@ export interface LoomConfig extends HostSettings {
   targetSelector?: LabelSelector | undefined;
   eventsQps: number;
   eventsBurst: number;
-  /** `--jsonata-processes`: most JSONata evaluator processes; default {@link DEFAULT_JSONATA_PROCESSES}. */
+  /** `--jsonata-processes`: most JSONata evaluator processes; default `DEFAULT_JSONATA_PROCESSES` (`jsonata-evaluators.ts`). */
   jsonataProcesses?: number | undefined;
-  /** `--jsonata-memory-limit`: V8 heap limit of each evaluator process, MiB; default {@link DEFAULT_JSONATA_MEMORY_MIB}. */
+  /** `--jsonata-memory-limit`: V8 heap limit of each evaluator process, MiB; default `DEFAULT_JSONATA_MEMORY_MIB` (`jsonata-evaluators.ts`). */
   jsonataMemoryMiB?: number | undefined;
   /** `--leader-election`: the Lease to hold before running controllers; absent = always lead. */
   leaderElection?: { namespace: string; name: string; identity: string } | undefined;
@@ -64,19 +63,8 @@ export const DEFAULT_MAX_CHILDREN_PER_PARENT = 10_000;
  * writes in flight, usually well under a second.
  */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
-/** Two: runaway expressions then share one, and the other stays for every healthy JSONata hook (`hooks/evaluator-fairness.ts`). */
-export const DEFAULT_JSONATA_PROCESSES = 2;
-/** Ample for any sane expression's input and result (a hook request is at most a few MiB). */
-export const DEFAULT_JSONATA_MEMORY_MIB = 256;
 /** Least time between two log lines about events dropped. */
 const EVENT_DROP_LOG_INTERVAL_MS = 60_000;
-/** How long past its budget a JSONata call may run before its evaluator process is killed. */
-const JSONATA_GRACE_MS = 100;
-/**
- * The evaluator processes' entry module, beside this one: `.ts` when loom runs from its sources,
- * `.js` in the compiled package (tsc rewrites import specifiers, not URLs).
- */
-const EVALUATOR_ENTRY = new URL(`./jsonata-evaluator${extname(import.meta.url)}`, import.meta.url);
 
 /** What the caller may want back from a running host (ports actually bound, for tests). */
 export interface RunningLoom {
@@ -140,10 +128,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     if (!type) throw new Error(`discovery does not know kind ${kind} in ${apiVersion}`);
     return type;
   };
-  const evaluators = createEvaluatorPool({
-    entry: EVALUATOR_ENTRY, clock, graceMs: JSONATA_GRACE_MS,
-    processes: config.jsonataProcesses ?? DEFAULT_JSONATA_PROCESSES, heapMiB: config.jsonataMemoryMiB ?? DEFAULT_JSONATA_MEMORY_MIB,
-  });
+  const evaluators = startJsonataEvaluators({ clock, processes: config.jsonataProcesses, heapMiB: config.jsonataMemoryMiB });
   // Loaded only when traces are wanted: the SDK and its exporter are several MiB the host otherwise never holds.
   const tracing = config.tracing && (await import('./tracing/otel-tracing.ts')).startOtelTracing(config.tracing.serviceVersion);
   const host: Host = {

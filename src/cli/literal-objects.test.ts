@@ -1,3 +1,4 @@
+import jsonata from 'jsonata';
 import { describe, expect, it } from 'vitest';
 import { literalObjects } from './literal-objects.ts';
 
@@ -39,5 +40,23 @@ describe('literalObjects', () => {
 
   it('finds nothing in an expression that does not compile', () => {
     expect(literalObjects('{ "children": [{ "kind": "Secret", ', 'children')).toEqual([]);
+  });
+
+  it('finds a child nested almost as deeply as JSONata parses, without overflowing the call stack', () => {
+    const child = '{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": {} }';
+    const nested = (depth: number) => `{ "children": [${'('.repeat(depth)}${child}${')'.repeat(depth)}] }`;
+    // The deepest nesting JSONata parses from here (a few thousand levels, by the stack's size), less a
+    // margin for the frames literalObjects adds before it parses.
+    let [parses, fails] = [1, 100_000];
+    while (fails - parses > 1) {
+      const depth = Math.floor((parses + fails) / 2);
+      try {
+        jsonata(nested(depth));
+        parses = depth;
+      } catch {
+        fails = depth;
+      }
+    }
+    expect(literalObjects(nested(Math.floor(parses * 0.95)), 'children').map((o) => o.kind)).toEqual(['ConfigMap']);
   });
 });

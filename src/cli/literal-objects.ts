@@ -69,6 +69,12 @@ function entriesNamed(node: AstNode, field: string): unknown[] {
   });
 }
 
+/** A value of the AST still to visit, and whether it builds the answer's field. */
+interface Visit {
+  value: unknown;
+  answered: boolean;
+}
+
 /**
  * The literal Kubernetes objects an expression answers in `field` (`children`, `attachments`): those
  * in the expressions that build that field's value, wherever they sit there (an array, a `$map`
@@ -82,21 +88,25 @@ export function literalObjects(expression: string, field: string): LiteralObject
   } catch {
     return [];
   }
+  // A walk with a stack of its own, not recursion: an expression nested as deeply as JSONata's parser
+  // allows would overflow the call stack here, and `loom validate` would end on a RangeError.
   const found: LiteralObject[] = [];
-  const collect = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(collect);
-    if (!isNode(value)) return;
-    const object = literalObjectAt(value, expression);
-    if (object) found.push(object);
-    else Object.values(value).forEach(collect);
+  const pending: Visit[] = [{ value: ast, answered: false }];
+  const push = (values: readonly unknown[], answered: boolean): void => {
+    for (let i = values.length - 1; i >= 0; i--) pending.push({ value: values[i], answered });
   };
-  const search = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(search);
-    if (!isNode(value)) return;
-    const answered = entriesNamed(value, field);
-    if (answered.length > 0) answered.forEach(collect);
-    else Object.values(value).forEach(search);
-  };
-  search(ast);
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const { value, answered } = visit;
+    if (Array.isArray(value)) push(value, answered);
+    else if (isNode(value)) visitNode(value, answered);
+  }
+  function visitNode(node: AstNode, answered: boolean): void {
+    // In the answer's field: a literal object is found and not searched further; anything else is searched.
+    const object = answered ? literalObjectAt(node, expression) : undefined;
+    if (object) return void found.push(object);
+    const entries = answered ? [] : entriesNamed(node, field);
+    if (entries.length > 0) push(entries, true);
+    else push(Object.values(node), answered);
+  }
   return found;
 }

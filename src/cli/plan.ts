@@ -27,6 +27,7 @@ import type { RenderContext, RenderReport } from '../offline/render-context.ts';
 import { renderDecorator } from '../offline/render-decorator.ts';
 import { RenderError } from '../offline/render-error.ts';
 import { renderRunners } from '../offline/render-hooks.ts';
+import { withJsonataEvaluators } from '../jsonata-evaluators.ts';
 import { loadController, type LoadedController } from '../offline/render-inputs.ts';
 import { loadHookModule } from '../offline/render-module-hook.ts';
 import type { DryRunApply } from '../offline/render-plan.ts';
@@ -115,7 +116,13 @@ function clusterRelated(client: RestClient): RelatedSource {
 }
 
 /** The parents (targets) and the objects they may own (children, attachments), read from the cluster. */
-async function readCluster(client: RestClient, discovery: DiscoverySnapshot, loaded: LoadedController): Promise<{ parents: KubeObject[]; owned: OwnedObjects[] }> {
+interface ClusterObjects {
+  parents: KubeObject[];
+  owned: OwnedObjects[];
+}
+
+/** Reads the {@link ClusterObjects} of the controller's rules. */
+async function readCluster(client: RestClient, discovery: DiscoverySnapshot, loaded: LoadedController): Promise<ClusterObjects> {
   const where = `${loaded.where}spec`;
   const parentRules = loaded.kind === 'composite' ? [loaded.controller.spec.parentResource] : loaded.controller.spec.resources;
   const ownedRules = loaded.kind === 'composite' ? loaded.controller.spec.childResources : loaded.controller.spec.attachments;
@@ -181,45 +188,64 @@ function changesOf(report: RenderReport): number {
   return plan.filter((entry) => entry.action !== 'unchanged' || entry.refused !== undefined).length + (report.finalizer ? 1 : 0);
 }
 
-/** Plans every parent; each report is keyed `Kind namespace/name`, and a parent loom would not sync is left out. */
-export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): Promise<{ reports: Record<string, RenderReport>; changes: number }> {
+/** The reports of a plan, and how many changes they hold. */
+interface PlanResult {
+  reports: Record<string, RenderReport>;
+  changes: number;
+}
+
+/**
+ * Plans every parent; each report is keyed `Kind namespace/name`, and a parent loom would not sync is
+ * left out. JSONata hooks run in evaluator processes of its own, all killed (by PID) before it returns.
+ */
+export async function plan(options: PlanOptions, io: PlanIO, notes: string[]): Promise<PlanResult> {
   const loaded = await loadController(options.controller, (path) => readFile(path, 'utf8'));
   notes.push(...loaded.warnings);
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: options.kubeconfig, context: options.context, environment: io.environment }) });
   const discovery = await discover(client);
-  const { parents, owned } = await readCluster(client, discovery, loaded);
+  const cluster = await readCluster(client, discovery, loaded);
   const app = options.hookModule === undefined ? undefined : await loadHookModule(options.hookModule, io.cwd);
   const { spec, object } = loaded.controller;
-  const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, clock: systemClock, notes });
-  const dryRun = dryRunApply(client, discovery, options.fieldManager);
-  const relatedSource = clusterRelated(client);
+  return withJsonataEvaluators({ clock: systemClock }, async (evaluators) => {
+    const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, evaluators, clock: systemClock, notes });
+    try {
+      const base = {
+        loaded, related: undefined, catalog: liveCatalog(discovery), runners, applyStrategy: options.applyStrategy, notes,
+        dryRun: dryRunApply(client, discovery, options.fieldManager), relatedSource: clusterRelated(client),
+      };
+      return await planParents(cluster, (parentFile, parent, observed) => ({ ...base, parentFile, parent, observed, signal: new AbortController().signal }));
+    } finally {
+      runners.close();
+    }
+  });
+}
+
+/** Plans each parent in turn with the context `contextOf` builds for it. */
+async function planParents(cluster: ClusterObjects, contextOf: (name: string, parent: KubeObject, observed: KubeObject[]) => RenderContext): Promise<PlanResult> {
   const reports: Record<string, RenderReport> = {};
   let changes = 0;
-  try {
-    for (const parent of parents) {
-      const name = `${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '')}`;
-      const ctx: RenderContext = {
-        loaded, parentFile: name, parent, observed: claimable(owned, parent), related: undefined, catalog: liveCatalog(discovery),
-        runners, applyStrategy: options.applyStrategy, signal: new AbortController().signal, notes, dryRun, relatedSource,
-      };
-      const report = await renderOne(ctx, loaded);
-      if (report === undefined) continue;
-      reports[name] = report;
-      changes += changesOf(report);
-    }
-  } finally {
-    runners.close();
+  for (const parent of cluster.parents) {
+    const name = `${parent.kind} ${objectKey(parent.metadata.namespace, parent.metadata.name ?? '')}`;
+    const ctx = contextOf(name, parent, claimable(cluster.owned, parent));
+    const report = await renderOne(ctx, ctx.loaded);
+    if (report === undefined) continue;
+    reports[name] = report;
+    changes += changesOf(report);
   }
   return { reports, changes };
 }
 
-/** One parent's plan; `undefined` for a parent the controller's selectors leave alone. */
+/**
+ * One parent's plan; `undefined` for a parent the controller's selectors leave alone. A failure names
+ * the parent (a plan covers many), unless it does already.
+ */
 async function renderOne(ctx: RenderContext, loaded: LoadedController): Promise<RenderReport | undefined> {
   try {
     return loaded.kind === 'composite' ? await renderComposite(ctx, loaded.controller) : await renderDecorator(ctx, loaded.controller);
   } catch (error) {
     // Render refuses a parent the selectors do not match; a plan of the whole cluster just skips it.
     if (error instanceof RenderError && / so loom would not sync this (parent|target)$/.test(error.message)) return undefined;
+    if (error instanceof RenderError && !error.message.startsWith(`${ctx.parentFile}: `)) throw new RenderError(`${ctx.parentFile}: ${error.message}`, { cause: error });
     throw error;
   }
 }

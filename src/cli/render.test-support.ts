@@ -28,6 +28,8 @@ export interface RunOptions {
   edit?: Record<string, (text: string) => string>;
   /** The hook server's port, put where `PORT` appears in the fixtures. */
   port?: number;
+  /** Starts each JSONata evaluator process; absent: loom's own start. */
+  startEvaluator?: RenderIO['startEvaluator'];
 }
 
 /** Reads `dir/<name>`, fills in `PORT` and applies the case's edit. */
@@ -47,6 +49,7 @@ export async function runWith(args: readonly string[], options: RunOptions): Pro
     stderr: { write: (text: string) => (stderr += text) },
     readTextFile: fixtureReader(options),
     cwd: fileURLToPath(options.dir),
+    startEvaluator: options.startEvaluator,
   };
   const code = await runRender(args, io);
   return { code, stdout, stderr };

@@ -2,7 +2,8 @@
  * `loom render`: runs a controller's hooks for one parent, offline, and prints what loom would do —
  * the desired children completed as loom applies them, the status, and with `--observed` the plan
  * per child and a field-level diff. No cluster is needed; the hooks run as they would under loom
- * (JSONata in-process, a webhook at its `url`, or a hook module loaded with `--hook-module`).
+ * (JSONata in evaluator processes with loom's time budget and memory limit, a webhook at its `url`,
+ * or a hook module loaded with `--hook-module`).
  *
  * Output: one YAML document on stdout (keys documented in {@link RENDER_USAGE}); notes and warnings
  * on stderr as `note: …` and `warning: <file>: <path>: …`. Exit codes: 0 rendered, 1 a problem with
@@ -14,6 +15,8 @@ import { dump } from 'js-yaml';
 import type { KubeObject } from '../api/index.ts';
 import type { ApplyStrategy } from '../core/index.ts';
 import { systemClock, type Clock } from '../engine/index.ts';
+import type { EvaluatorPool, EvaluatorPoolOptions } from '../hooks/index.ts';
+import { withJsonataEvaluators } from '../jsonata-evaluators.ts';
 import { formatError } from './format-error.ts';
 import { commandOptions } from './command-options.ts';
 import { FlagError, parseGoFlags, type FlagSpec } from './go-flags.ts';
@@ -23,7 +26,7 @@ import { renderDecorator } from '../offline/render-decorator.ts';
 import { RenderError, throwIfAny } from '../offline/render-error.ts';
 import { renderRunners } from '../offline/render-hooks.ts';
 import { loadController, loadObjects, loadParent, type LoadedController } from '../offline/render-inputs.ts';
-import { loadHookModule } from '../offline/render-module-hook.ts';
+import { loadHookModule, type InjectableApp } from '../offline/render-module-hook.ts';
 import { declaredScope, typeCatalog } from '../offline/render-types.ts';
 import type { ReadTextFile } from './validate.ts';
 
@@ -66,6 +69,8 @@ export interface RenderIO {
   cwd?: string | undefined;
   /** Bounds JSONata and module hooks; defaults to the system clock. */
   clock?: Clock | undefined;
+  /** Starts one JSONata evaluator process (tests watch the PIDs with it); defaults to loom's. */
+  startEvaluator?: EvaluatorPoolOptions['start'];
 }
 
 /** The flags of one render. */
@@ -143,15 +148,32 @@ function parentWithNamespace(inputs: Inputs, parentFile: string, notes: string[]
   return { ...parent, metadata: { ...parent.metadata, namespace: 'default' } };
 }
 
-/** Renders the controller's hooks for the parent; notes for the user are pushed onto `notes`. */
+/**
+ * Renders the controller's hooks for the parent; notes for the user are pushed onto `notes`. JSONata
+ * hooks run in evaluator processes of its own, all killed (by PID) before it returns.
+ */
 export async function render(options: RenderOptions, io: RenderIO, notes: string[]): Promise<RenderReport> {
   const read = await readInputs(options, io.readTextFile ?? ((path) => readFile(path, 'utf8')), notes);
   const inputs = { ...read, parent: parentWithNamespace(read, options.parent, notes) };
-  const { loaded } = inputs;
   const clock = io.clock ?? systemClock;
   const app = options.hookModule === undefined ? undefined : await loadHookModule(options.hookModule, io.cwd ?? '.');
+  return withJsonataEvaluators({ clock, start: io.startEvaluator }, (evaluators) => renderWith({ options, inputs, app, clock, evaluators }, notes));
+}
+
+/** What one render runs with, once its files are read and its evaluators started. */
+interface RenderRun {
+  options: RenderOptions;
+  inputs: Inputs;
+  app: InjectableApp | undefined;
+  clock: Clock;
+  evaluators: EvaluatorPool;
+}
+
+async function renderWith(run: RenderRun, notes: string[]): Promise<RenderReport> {
+  const { options, inputs, app, clock, evaluators } = run;
+  const { loaded } = inputs;
   const { spec, object } = loaded.controller;
-  const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, clock, notes });
+  const runners = renderRunners({ object, hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, where: loaded.where, app, evaluators, clock, notes });
   try {
     const ctx: RenderContext = {
       loaded, parentFile: options.parent, parent: inputs.parent, observed: inputs.observed, related: inputs.related,

@@ -5,7 +5,8 @@
 import { parseDuration } from '../api/index.ts';
 import { DEFAULT_CIRCUIT_POLICY, type CircuitPolicy } from '../hooks/index.ts';
 import type { KubeEnvironment } from '../kube/index.ts';
-import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES, DEFAULT_MAX_CHILDREN_PER_PARENT, type LoomConfig } from '../main.ts';
+import { DEFAULT_MAX_CHILDREN_PER_PARENT, type LoomConfig } from '../main.ts';
+import { DEFAULT_JSONATA_MEMORY_MIB, DEFAULT_JSONATA_PROCESSES } from '../jsonata-evaluators.ts';
 import { parseListenAddress } from '../server/listen-address.ts';
 import { FlagError, type FlagSpec } from './go-flags.ts';
 import { parseSelectorString } from './selector-string.ts';

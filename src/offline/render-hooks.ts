@@ -1,7 +1,10 @@
 /**
  * The hook runners of one `loom render`: the same runners loom uses, minus what needs a cluster.
- * - JSONata: compiled in-process with its timeout. A `configMapRef` expression lives in the cluster:
- *   an error asks for the expression inline.
+ * - JSONata: compiled in-process (a syntax error is reported before anything runs), evaluated in the
+ *   isolated evaluator processes `loom run` uses (`hooks/evaluator-pool.ts`), with the same time
+ *   budget, heap limit and watchdog, so a runaway expression fails its hook with the bound it hit
+ *   instead of taking the command down. A `configMapRef` expression lives in the cluster: an error
+ *   asks for the expression inline.
  * - webhook with `url`: POSTed to that URL (the user runs the hook locally). TLS and auth settings
  *   that read a Secret or ConfigMap cannot be honoured offline: the hook is called without them, and
  *   a note says so. An inline CA bundle is used.
@@ -10,11 +13,11 @@
  */
 import { isRecord, type EndpointConfig, type Hook, type KubeObject } from '../api/index.ts';
 import type { Clock } from '../engine/index.ts';
-import { compileJsonataHook, createWebhookRunner, webhookAuthPlan, type HookKind, type HookRunner, type WebhookRunner, type WebhookSecurity } from '../hooks/index.ts';
+import { compileIsolatedJsonataHook, createWebhookRunner, webhookAuthPlan, type EvaluatorPool, type HookKind, type HookRunner, type WebhookRunner, type WebhookSecurity } from '../hooks/index.ts';
 import { RenderError } from './render-error.ts';
 import { moduleHookRunner, type InjectableApp } from './render-module-hook.ts';
 
-/** The runners of the hooks a controller defines; `close` lets go of webhook agents. */
+/** The runners of the hooks a controller defines; `close` lets go of webhook agents and drops the expressions from the pool. */
 export interface RenderRunners {
   sync?: HookRunner | undefined;
   finalize?: HookRunner | undefined;
@@ -32,6 +35,8 @@ export interface RenderRunnerOptions {
   where: string;
   /** The `--hook-module` app, if given. */
   app?: InjectableApp | undefined;
+  /** The evaluator processes JSONata hooks run in; the caller starts and closes them. */
+  evaluators: EvaluatorPool;
   clock: Clock;
   /** Notes for the user (settings render had to leave out). */
   notes: string[];
@@ -50,14 +55,21 @@ function writtenUrl(object: KubeObject, hook: HookKind): unknown {
   return node;
 }
 
-function jsonataRunner(hook: HookKind, spec: NonNullable<Hook['jsonata']>, options: RenderRunnerOptions): HookRunner {
+/** `CompositeController/web`: whose fair share of the evaluators the controller's expressions take, as under `loom run`. */
+function ownerOf(object: KubeObject): string {
+  return `${object.kind}/${object.metadata.name ?? ''}`;
+}
+
+function jsonataRunner(hook: HookKind, spec: NonNullable<Hook['jsonata']>, options: RenderRunnerOptions, closers: (() => void)[]): HookRunner {
   const field = `${options.where}spec.hooks.${hook}.jsonata`;
   if (spec.expression === undefined) {
     const ref = spec.configMapRef;
     throw new RenderError(`${field}.configMapRef: the expression is in ConfigMap ${ref.namespace}/${ref.name} (key ${ref.key}), which render cannot read offline; put it inline as jsonata.expression to render`);
   }
   try {
-    return compileJsonataHook({ expression: spec.expression, hook, timeoutMs: spec.timeoutMs, clock: options.clock });
+    const runner = compileIsolatedJsonataHook({ expression: spec.expression, hook, timeoutMs: spec.timeoutMs, clock: options.clock }, options.evaluators, ownerOf(options.object));
+    closers.push(() => runner.release());
+    return runner;
   } catch (error) {
     // "syntax error at line 2, column 5: …", as `loom validate` reports it.
     throw new RenderError(`${field}.expression: ${messageOf(error).replace(/^.*?JSONata /, '')}`, { cause: error });
@@ -100,7 +112,7 @@ export function renderRunners(options: RenderRunnerOptions): RenderRunners {
   const closers: (() => void)[] = [];
   const build = (hook: HookKind): HookRunner | undefined => {
     const spec = options.hooks[hook];
-    if (spec?.jsonata) return jsonataRunner(hook, spec.jsonata, options);
+    if (spec?.jsonata) return jsonataRunner(hook, spec.jsonata, options, closers);
     if (!spec?.webhook) return undefined;
     const { app, clock } = options;
     if (app) return moduleHookRunner({ app, hook, path: modulePath(hook, spec.webhook, options), timeoutMs: spec.webhook.timeoutMs, clock });
