@@ -118,9 +118,18 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
   throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
 }
 
-/** `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}). */
-export function withTenant(client: RestClient, tenant: string): RestClient {
-  return { server: client.server, request: (req) => client.request({ ...req, tenant }), watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished) };
+/**
+ * `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}) and, with
+ * `stop`, given up when `stop` aborts: a stopped controller's requests still waiting for the rate limit
+ * leave the line at once, taking no slot, and those in flight are abandoned.
+ */
+export function withTenant(client: RestClient, tenant: string, stop?: AbortSignal): RestClient {
+  const signalOf = (own: AbortSignal | undefined): AbortSignal | undefined => (own && stop ? AbortSignal.any([own, stop]) : own ?? stop);
+  return {
+    server: client.server,
+    request: (req) => client.request({ ...req, tenant, signal: signalOf(req.signal) }),
+    watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished),
+  };
 }
 
 /** The TLS settings an agent is built with; new ones mean a new agent. */
@@ -232,6 +241,8 @@ export function createRestClient(options: RestClientOptions): RestClient {
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const allHeaders = { Accept: req.accept ?? 'application/json', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const opts = await optionsFor(req.method, `${req.path}${queryString(req.query)}`, allHeaders);
+    // Given up after its slot (while credentials were fetched, say): nothing may be sent then.
+    if (req.signal?.aborted) throw new Error(`${req.method} ${req.path} given up before it was sent`, { cause: req.signal.reason });
     return new Promise((resolve, reject) => {
       const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
       outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
