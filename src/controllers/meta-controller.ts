@@ -254,7 +254,12 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
       stopped.abort();
       throw err;
     });
-    input.running.set(name, { ...version, controller: stopTogether([{ stop: async () => stopped.abort() }, controller]) });
+    input.running.set(name, { ...version, controller: stopTogether([{
+      stop: () => {
+        stopped.abort();
+        return Promise.resolve();
+      },
+    }, controller]) });
   } catch (err) {
     input.unclaim(name);
     input.failedStarts.set(name, version);
