@@ -11,6 +11,7 @@ import type { Clock } from '../engine/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, type ObjectWriter } from '../kube/index.ts';
 import { liveHolder, microTime, type Lease, type LeaseSpec } from './lease.ts';
 import { keepRenewing } from './lease-renewal.ts';
+import { removeStaleMembers } from './stale-members.ts';
 
 /** The label every Lease of one sharded deployment carries, valued with the group's name. */
 export const SHARD_GROUP_LABEL = 'loom.dev/shard-group';
@@ -171,20 +172,26 @@ class ShardMember {
   }
 
   /**
-   * After {@link drain}: gives every bucket back and expires the member Lease, so the others take over
-   * at once. A replica that lost its Lease leaves its buckets alone: they may have new holders. Failures
-   * only cost the others a Lease duration.
+   * After {@link drain}: gives every bucket back and deletes the member Lease (each start makes one of
+   * its own), so the others take over at once. Without `delete` on Leases (an older chart's RBAC) it
+   * expires the Lease instead. A replica that lost its Lease leaves its buckets alone: they may have
+   * new holders. Failures only cost the others a Lease duration.
    */
   async leave(lost: boolean): Promise<void> {
     if (lost) return;
     await Promise.all(this.releasing.map((bucket) => this.releaseBucket(bucket)));
-    await this.writeLease(memberLeaseName(this.options.group, this.options.identity), (spec) => ({ ...spec, holderIdentity: '', leaseDurationSeconds: 1 }))
-      .catch((err: unknown) => this.options.logger.warn({ err }, 'sharding: could not let the member Lease go; the others take over when it expires'));
+    const { writer, namespace, group, identity, logger } = this.options;
+    const name = memberLeaseName(group, identity);
+    await writer.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name })
+      .catch(() => this.writeLease(name, (spec) => ({ ...spec, holderIdentity: '', leaseDurationSeconds: 1 })))
+      .catch((err: unknown) => logger.warn({ err }, 'sharding: could not let the member Lease go; the others take over when it expires'));
   }
 
   private async rebalance(signal: AbortSignal): Promise<void> {
     const { clock, group, identity, buckets, logger } = this.options;
     const leases = await this.options.listLeases(signal);
+    const { writer, leaseDurationMs = DEFAULT_LEASE_MS } = this.options;
+    await removeStaleMembers(writer, leases, { group, ownLease: memberLeaseName(group, identity), now: clock.now(), leaseDurationMs, logger });
     const members = liveMembers(leases, group, identity, clock.now());
     const holders = bucketHolders(leases, group, members);
     await this.dropLost(holders);
