@@ -72,8 +72,8 @@ export async function acquireLeadership(options: LeaderElectionOptions, signal: 
   const retry = options.retryPeriodMs ?? 2_000;
   let said = false;
   while (!signal.aborted) {
-    const led = await tryAcquireOrRenew(options).catch((err: unknown) => {
-      options.logger.warn({ err }, 'could not read or write the leader lease');
+    const led = await tryAcquireOrRenew(options, signal).catch((err: unknown) => {
+      if (!signal.aborted) options.logger.warn({ err }, 'could not read or write the leader lease');
       return false;
     });
     if (led) {
