@@ -188,10 +188,9 @@ class ShardMember {
   }
 
   private async rebalance(signal: AbortSignal): Promise<void> {
-    const { clock, group, identity, buckets, logger } = this.options;
+    const { clock, group, identity, buckets, logger, writer } = this.options;
     const leases = await this.options.listLeases(signal);
-    const { writer, leaseDurationMs = DEFAULT_LEASE_MS } = this.options;
-    await removeStaleMembers(writer, leases, { group, ownLease: memberLeaseName(group, identity), now: clock.now(), leaseDurationMs, logger });
+    await removeStaleMembers(writer, leases, { group, ownLease: memberLeaseName(group, identity), now: clock.now(), leaseDurationMs: this.lease, logger });
     const members = liveMembers(leases, group, identity, clock.now());
     const holders = bucketHolders(leases, group, members);
     await this.dropLost(holders);
