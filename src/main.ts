@@ -140,8 +140,8 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, resolveKind, config.fieldManager),
-    writerFor: (tenant) => {
-      const writer = createObjectWriter(withTenant(client, tenant), resolveKind, config.fieldManager);
+    writerFor: (tenant, stop) => {
+      const writer = createObjectWriter(withTenant(client, tenant, stop), resolveKind, config.fieldManager);
       return tracing ? tracedWriter(writer, tracing) : writer;
     },
     tracing: tracing || NO_TRACING,

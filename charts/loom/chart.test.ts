@@ -119,6 +119,17 @@ describe('charts/loom', () => {
     expect(await limitOf('--set', 'resources.limits.memory=3Gi')).toBe('3Gi');
   });
 
+  it('may delete Leases, in the release namespace when scoped: replicas remove the member Leases of those gone', () => {
+    interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
+    const leaseVerbs = (name: string, kind: string) => (objectsOf(name).filter((o) => o.kind === kind) as (KubeObject & { rules: Rule[] })[])
+      .flatMap((role) => role.rules)
+      .filter((rule) => rule.apiGroups.some((g) => g === 'coordination.k8s.io' || g === '*') && rule.resources.some((r) => r === 'leases' || r === '*'))
+      .flatMap((rule) => rule.verbs);
+    expect(leaseVerbs('scoped', 'Role')).toEqual(expect.arrayContaining(['get', 'list', 'create', 'update', 'delete']));
+    expect(objectsOf('scoped').find((o) => o.kind === 'Role')?.metadata.namespace).toBe('loom-system');
+    expect(leaseVerbs('default', 'ClusterRole')).toContain('*');
+  });
+
   it('refuses more than one replica with sharding turned off and no leader election', async () => {
     const render = helm(binary, ['template', 'loom', CHART, '--set', 'replicas=2', '--set-string', 'runFlags.shards=0']);
     await expect(render).rejects.toThrow('would run every controller on every replica');

@@ -266,6 +266,28 @@ describe('executePlan: stopped when its answer goes stale', () => {
     expect(stopped.every((o) => !o.wrote && o.error?.message.includes('the object was deleted'))).toBe(true);
   });
 
+  it('reports writes given up in flight by the stop as stopped, and a refusal the API server answered as a failure', async () => {
+    const stop = new AbortController();
+    let started = 0;
+    const writer = {
+      create: (obj: KubeObject) => {
+        started++;
+        // The first write is refused by the API server; the others are in flight when the controller stops.
+        if (obj.metadata.name === 'c0') return Promise.reject(new KubeApiError('422 Invalid: bad', { status: 422, reason: 'Invalid' }));
+        return new Promise((_, reject) => stop.signal.addEventListener('abort', () => reject(new Error('PUT given up', { cause: stop.signal.reason })), { once: true }));
+      },
+    } as unknown as ObjectWriter;
+    const running = executePlan({
+      decisions: Array.from({ length: 5 }, (_, i) => create(`c${i}`)), writer, fieldManager: 'loom', applyStrategy: 'dynamic-apply', records: new Map(),
+      observedOf: () => undefined, whyNotOurs: () => undefined, logger: pino({ level: 'silent' }), stopIf: () => (stop.signal.aborted ? 'the controller is stopping' : undefined),
+    });
+    await expect.poll(() => started).toBe(5);
+    stop.abort();
+    const outcomes = await running;
+    expect(outcomes[0]!.error).not.toBeInstanceOf(PlanStoppedError);
+    expect(outcomes.slice(1).map((o) => o.error?.message)).toEqual([1, 2, 3, 4].map((i) => `create ConfigMap default/c${i} given up in flight: the controller is stopping`));
+  });
+
   it('runs to the end while stopIf says nothing', async () => {
     const counting = countingWriter();
     const decisions = Array.from({ length: 20 }, (_, i) => create(`c${i}`));

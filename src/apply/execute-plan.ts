@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { KubeObject } from '../api/object.ts';
 import { appliedRecordOf } from '../core/index.ts';
 import type { ApplyStrategy, ChildDecision, ChildRef } from '../core/index.ts';
-import { isAlreadyExists, isConflict, isInvalid, isNotFound, type ObjectWriter } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, type ObjectWriter } from '../kube/index.ts';
 import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
 import { planStopper, PlanStoppedError } from './plan-stopped.ts';
 import { childKey, type AppliedRecords } from './applied-records.ts';
@@ -195,7 +195,8 @@ interface PlanState {
 }
 
 /** Runs one decision, or reports it not attempted (doomed by an earlier failure, or the plan stopped); records a failure that dooms others. */
-async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, { doomed, stoppedBefore }: PlanState): Promise<ChildOutcome> {
+async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, state: PlanState): Promise<ChildOutcome> {
+  const { doomed, stoppedBefore } = state;
   const { kind, namespace, name } = decision.child;
   const what = `${decision.action} ${kind} ${namespace ? `${namespace}/` : ''}${name}`;
   const stopped = stoppedBefore(turnOf(decision) !== 'none');
@@ -205,12 +206,30 @@ async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, 
   try {
     return { child: decision.child, action: decision.action, wrote: await execute(options, decision) };
   } catch (cause) {
-    const error = new Error(`${what} failed`, { cause });
-    options.logger.warn({ err: error }, 'child write failed');
-    const dooms = doomedBy(cause, error, decision);
-    if (dooms) doomed.push(dooms);
-    return { child: decision.child, action: decision.action, error, wrote: true };
+    return { child: decision.child, action: decision.action, error: failureOf(options, { decision, what, cause }, state), wrote: true };
   }
+}
+
+/** A write that threw. */
+interface FailedWrite {
+  decision: ChildDecision;
+  what: string;
+  cause: unknown;
+}
+
+/**
+ * The error of a failed write, recording the writes it dooms. A write the API server never answered
+ * (given up: its controller stopping aborts it) once the plan has stopped is part of the stop, not
+ * a failure of the child.
+ */
+function failureOf(options: ExecutePlanOptions, { decision, what, cause }: FailedWrite, { doomed, stoppedBefore }: PlanState): Error {
+  const stopped = cause instanceof KubeApiError ? undefined : stoppedBefore(true);
+  if (stopped !== undefined) return new PlanStoppedError(what, stopped, true);
+  const error = new Error(`${what} failed`, { cause });
+  options.logger.warn({ err: error }, 'child write failed');
+  const dooms = doomedBy(cause, error, decision);
+  if (dooms) doomed.push(dooms);
+  return error;
 }
 
 /**

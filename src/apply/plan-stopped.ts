@@ -11,9 +11,12 @@ export class PlanStoppedError extends Error {
   /** Why the plan stopped. */
   readonly reason: string;
 
-  /** `what`: the write ("create ConfigMap ns/a"); `reason`: why the plan stopped. */
-  constructor(what: string, reason: string) {
-    super(`${what} not started: ${reason}`);
+  /**
+   * `what`: the write ("create ConfigMap ns/a"); `reason`: why the plan stopped; `inFlight`: the write
+   * had been started, and was given up (its controller stopping aborts it), so it may have been made.
+   */
+  constructor(what: string, reason: string, inFlight = false) {
+    super(`${what} ${inFlight ? 'given up in flight' : 'not started'}: ${reason}`);
     this.reason = reason;
   }
 }

@@ -39,8 +39,11 @@ export interface Host {
   refreshDiscovery(): Promise<void>;
   informers: InformerRegistry;
   writer: ObjectWriter;
-  /** A writer whose requests count as `tenant`'s in the fair share of the client rate limit. */
-  writerFor(tenant: string): ObjectWriter;
+  /**
+   * A writer whose requests count as `tenant`'s in the fair share of the client rate limit, and are
+   * given up when `stop` aborts (its controller stops): waiting for a slot or in flight.
+   */
+  writerFor(tenant: string, stop?: AbortSignal): ObjectWriter;
   events: EventRecorder;
   metrics: Metrics;
   /** The processes every JSONata hook is evaluated in. */

@@ -9,7 +9,7 @@ export { acquireLeadership, holdLeadership, releaseLeadership, type LeaderElecti
 export { eventFilter } from './event-filter.ts';
 export { eventDropReport } from './event-drops.ts';
 export { requestBudgets, type RequestBudgets } from './request-budgets.ts';
-export { runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
+export { memberLeaseName, runShardMember, SHARD_GROUP_LABEL, type ShardMembershipOptions } from './shard-membership.ts';
 export { shardScope } from './shard-scope.ts';
 export type { Lease } from './lease.ts';
 export { tracedWriter } from './traced-ports.ts';

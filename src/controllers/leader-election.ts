@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../engine/index.ts';
 import { isAlreadyExists, isConflict, type ObjectWriter } from '../kube/index.ts';
 import { liveHolder, microTime, type Lease, type LeaseSpec } from './lease.ts';
+import { keepRenewing } from './lease-renewal.ts';
 
 /** Where the lease lives and who we are. */
 export interface LeaderElectionOptions {
@@ -46,16 +47,16 @@ function leaseRef(options: LeaderElectionOptions) {
   return { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace: options.namespace, name: options.name };
 }
 
-/** One attempt to take or renew the lease; resolves whether we hold it afterwards. */
-async function tryAcquireOrRenew(options: LeaderElectionOptions): Promise<boolean> {
+/** One attempt to take or renew the lease; resolves whether we hold it afterwards. `signal` gives it up. */
+async function tryAcquireOrRenew(options: LeaderElectionOptions, signal?: AbortSignal): Promise<boolean> {
   const ref = leaseRef(options);
   const now = options.clock.now();
-  const current = (await options.writer.get(ref)) as Lease | undefined;
+  const current = (await options.writer.get(ref, { signal })) as Lease | undefined;
   if (heldByOther(current, options.identity, now)) return false;
   const spec = claimedSpec(current, options, now);
   try {
-    if (current) await options.writer.replace({ ...current, spec });
-    else await options.writer.create({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace }, spec });
+    if (current) await options.writer.replace({ ...current, spec }, { signal });
+    else await options.writer.create({ apiVersion: ref.apiVersion, kind: ref.kind, metadata: { name: ref.name, namespace: ref.namespace }, spec }, { signal });
     return true;
   } catch (err) {
     if (isConflict(err) || isAlreadyExists(err)) return false; // Another replica wrote first.
@@ -71,8 +72,8 @@ export async function acquireLeadership(options: LeaderElectionOptions, signal: 
   const retry = options.retryPeriodMs ?? 2_000;
   let said = false;
   while (!signal.aborted) {
-    const led = await tryAcquireOrRenew(options).catch((err: unknown) => {
-      options.logger.warn({ err }, 'could not read or write the leader lease');
+    const led = await tryAcquireOrRenew(options, signal).catch((err: unknown) => {
+      if (!signal.aborted) options.logger.warn({ err }, 'could not read or write the leader lease');
       return false;
     });
     if (led) {
@@ -87,22 +88,21 @@ export async function acquireLeadership(options: LeaderElectionOptions, signal: 
 }
 
 /**
- * Renews the lease until `signal` aborts (resolves `'stopped'`) or renewals fail for longer than the
+ * Renews the lease until `signal` aborts (resolves `'stopped'`) or no renewal has succeeded for the
  * renew deadline (resolves `'lost'`: the caller must stop its controllers, as another replica may
- * lead by now). Does not release the lease: stop the controllers first, then {@link releaseLeadership}.
+ * lead soon). Each renewal is raced against the deadline (`lease-renewal.ts`), so a request that never
+ * answers is abandoned then, not waited for. Does not release the lease: stop the controllers first,
+ * then {@link releaseLeadership}.
  */
 export async function holdLeadership(options: LeaderElectionOptions, signal: AbortSignal): Promise<'stopped' | 'lost'> {
-  const retry = options.retryPeriodMs ?? 2_000;
-  const deadline = options.renewDeadlineMs ?? 10_000;
-  let lastRenew = options.clock.now();
-  while (!signal.aborted) {
-    await options.clock.sleep(retry, signal).catch(() => undefined);
-    if (signal.aborted) break;
-    const renewed = await tryAcquireOrRenew(options).catch(() => false);
-    if (renewed) lastRenew = options.clock.now();
-    else if (options.clock.now() - lastRenew > deadline) return 'lost';
-  }
-  return 'stopped';
+  const end = await keepRenewing({
+    clock: options.clock, retryPeriodMs: options.retryPeriodMs ?? 2_000, renewDeadlineMs: options.renewDeadlineMs ?? 10_000,
+    renew: async (renewal) => {
+      if (!(await tryAcquireOrRenew(options, renewal))) throw new Error(`the leader lease ${options.namespace}/${options.name} is held by another replica`);
+    },
+    onFailed: (err) => options.logger.warn({ err }, 'could not renew the leader lease'),
+  }, signal);
+  return end.outcome;
 }
 
 /** Gives the lease up (if still ours) so a standby takes over at once instead of after expiry. */

@@ -10,6 +10,7 @@ import type { KubeObject } from '../api/index.ts';
 import { manualClock, settle } from '../engine/manual-clock.test-support.ts';
 import type { ObjectWriter } from '../kube/index.ts';
 import type { Lease } from './lease.ts';
+import { requestBudgets } from './request-budgets.ts';
 import { memberLeaseName, runShardMember } from './shard-membership.ts';
 
 function leaseStore(): { writer: ObjectWriter; leases: Map<string, Lease> } {
@@ -22,6 +23,7 @@ function leaseStore(): { writer: ObjectWriter; leases: Map<string, Lease> } {
     get: (ref: { name: string }) => Promise.resolve(leases.get(ref.name)),
     create: put,
     replace: put,
+    delete: (ref: { name: string }) => Promise.resolve(leases.delete(ref.name)),
   } as unknown as ObjectWriter;
   return { writer, leases };
 }
@@ -55,7 +57,8 @@ describe('runShardMember', () => {
     finishDrain();
     await clock.advance(1_000);
     await running;
-    expect(leases.get(member)?.spec?.holderIdentity).toBe('');
+    // Gone with the replica: each start makes a member Lease of its own.
+    expect(leases.has(member)).toBe(false);
   });
 
   it('stops and rejects when a renewal hangs past the renew deadline, after draining', async () => {
@@ -77,6 +80,36 @@ describe('runShardMember', () => {
     await clock.advance(3_000);
     expect(await outcome).toContain('could not renew the member Lease for 2000 ms');
     expect(drained).toBe(true);
+  });
+
+  it('stops its controllers at the renew deadline when renewals fail: their writes waiting for the rate limit leave, none goes after it', async () => {
+    const clock = manualClock(Date.parse('2026-11-26T00:00:00Z'));
+    const { writer, leases } = leaseStore();
+    let failing = false;
+    const failingWriter = { ...writer, replace: (obj: KubeObject) => (failing ? Promise.reject(new Error('connect ECONNREFUSED')) : writer.replace(obj)) };
+    // The controllers' writes go one a second; each is given up when the controllers stop.
+    const budgets = requestBudgets({ clock, qps: 1, burst: 1 });
+    const granted: number[] = [];
+    const refused: number[] = [];
+    let stoppedAt: number | undefined;
+    const outcome = runShardMember({
+      writer: failingWriter, listLeases: () => Promise.resolve([...leases.values()]), clock, logger: pino({ level: 'silent' }),
+      // A retry period that does not divide the deadline: no renewal round falls on it.
+      namespace: 'loom', group: 'g', identity: 'me', buckets: 2, leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 600,
+    }, async (_held, signal) => {
+      signal.addEventListener('abort', () => (stoppedAt = clock.now()), { once: true });
+      await Promise.all(Array.from({ length: 20 }, () => budgets.api('CompositeController/c', signal).then(() => granted.push(clock.now()), () => refused.push(clock.now()))));
+    }, new AbortController().signal).then(() => 'resolved', (err: unknown) => String(err));
+    await clock.advance(1_000);
+    failing = true;
+    const lastRenewal = Date.parse(leases.get(memberLeaseName('g', 'me'))!.spec!.renewTime!);
+    await clock.advance(5_000);
+    expect(await outcome).toContain('could not renew the member Lease for 2000 ms');
+    const deadline = lastRenewal + 2_000;
+    expect(stoppedAt).toBe(deadline);
+    expect(granted.length).toBeGreaterThan(0);
+    expect(granted.every((at) => at < deadline)).toBe(true);
+    expect(refused).toEqual(Array.from({ length: 20 - granted.length }, () => deadline));
   });
 
   const options = (writer: ObjectWriter, clock: ReturnType<typeof manualClock>, listLeases: () => Promise<Lease[]>) => ({

@@ -10,6 +10,8 @@ import { planShardMoves, type BucketHolder } from '../core/index.ts';
 import type { Clock } from '../engine/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, type ObjectWriter } from '../kube/index.ts';
 import { liveHolder, microTime, type Lease, type LeaseSpec } from './lease.ts';
+import { keepRenewing } from './lease-renewal.ts';
+import { removeStaleMembers } from './stale-members.ts';
 
 /** The label every Lease of one sharded deployment carries, valued with the group's name. */
 export const SHARD_GROUP_LABEL = 'loom.dev/shard-group';
@@ -130,41 +132,19 @@ class ShardMember {
   }
 
   /**
-   * Renews the member Lease every retry period until `stop` aborts; aborts `lost` when no renewal has
-   * succeeded for the renew deadline, including while one hangs (a renewal is raced against it).
+   * Renews the member Lease every retry period until `stop` aborts; aborts `lost` at the renew deadline
+   * when no renewal has succeeded by then, including while one hangs (`lease-renewal.ts`).
    */
   async keepRenewing(stop: AbortSignal, lost: AbortController): Promise<void> {
     const { clock, logger } = this.options;
-    let lastRenew = clock.now();
-    while (!stop.aborted) {
-      // Counted from when the renewal is sent: its renewTime is stamped then, and others judge by it.
-      const sentAt = clock.now();
-      const outcome = await this.renewBefore(lastRenew + this.deadline, stop);
-      if (outcome === 'renewed') {
-        lastRenew = sentAt;
-        this.markRenewed();
-      }
-      else if (outcome !== 'stopped') {
-        if (outcome !== 'deadline') logger.warn({ err: outcome }, 'sharding: could not renew the member Lease');
-        if (outcome === 'deadline' || clock.now() - lastRenew > this.deadline) {
-          lost.abort(new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: outcome }));
-          return;
-        }
-      }
-      await clock.sleep(this.retry, stop).catch(() => undefined);
-    }
-  }
-
-  /** One renewal, raced against `deadlineAt` (and `stop`): `'renewed'`, `'deadline'`, `'stopped'`, or the renewal's error. */
-  private async renewBefore(deadlineAt: number, stop: AbortSignal): Promise<unknown> {
-    const { clock } = this.options;
-    const giveUp = new AbortController();
-    const deadline = clock.sleep(Math.max(0, deadlineAt - clock.now()), AbortSignal.any([stop, giveUp.signal]))
-      .then(() => 'deadline' as const, () => 'stopped' as const);
-    try {
-      return await Promise.race([this.renewMember().then(() => 'renewed' as const, (err: unknown) => err), deadline]);
-    } finally {
-      giveUp.abort();
+    const end = await keepRenewing({
+      clock, retryPeriodMs: this.retry, renewDeadlineMs: this.deadline,
+      renew: (signal) => this.renewMember(signal),
+      onRenewed: () => this.markRenewed(),
+      onFailed: (err) => logger.warn({ err }, 'sharding: could not renew the member Lease'),
+    }, stop);
+    if (end.outcome === 'lost') {
+      lost.abort(new Error(`could not renew the member Lease for ${this.deadline} ms; stopping so that a restart rejoins`, { cause: end.cause }));
     }
   }
 
@@ -192,20 +172,25 @@ class ShardMember {
   }
 
   /**
-   * After {@link drain}: gives every bucket back and expires the member Lease, so the others take over
-   * at once. A replica that lost its Lease leaves its buckets alone: they may have new holders. Failures
-   * only cost the others a Lease duration.
+   * After {@link drain}: gives every bucket back and deletes the member Lease (each start makes one of
+   * its own), so the others take over at once. Without `delete` on Leases (an older chart's RBAC) it
+   * expires the Lease instead. A replica that lost its Lease leaves its buckets alone: they may have
+   * new holders. Failures only cost the others a Lease duration.
    */
   async leave(lost: boolean): Promise<void> {
     if (lost) return;
     await Promise.all(this.releasing.map((bucket) => this.releaseBucket(bucket)));
-    await this.writeLease(memberLeaseName(this.options.group, this.options.identity), (spec) => ({ ...spec, holderIdentity: '', leaseDurationSeconds: 1 }))
-      .catch((err: unknown) => this.options.logger.warn({ err }, 'sharding: could not let the member Lease go; the others take over when it expires'));
+    const { writer, namespace, group, identity, logger } = this.options;
+    const name = memberLeaseName(group, identity);
+    await writer.delete({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name })
+      .catch(() => this.writeLease(name, (spec) => ({ ...spec, holderIdentity: '', leaseDurationSeconds: 1 })))
+      .catch((err: unknown) => logger.warn({ err }, 'sharding: could not let the member Lease go; the others take over when it expires'));
   }
 
   private async rebalance(signal: AbortSignal): Promise<void> {
-    const { clock, group, identity, buckets, logger } = this.options;
+    const { clock, group, identity, buckets, logger, writer } = this.options;
     const leases = await this.options.listLeases(signal);
+    await removeStaleMembers(writer, leases, { group, ownLease: memberLeaseName(group, identity), now: clock.now(), leaseDurationMs: this.lease, logger });
     const members = liveMembers(leases, group, identity, clock.now());
     const holders = bucketHolders(leases, group, members);
     await this.dropLost(holders);
@@ -260,14 +245,14 @@ class ShardMember {
     this.running = { stop, done };
   }
 
-  private renewMember(): Promise<unknown> {
+  private renewMember(signal: AbortSignal): Promise<void> {
     const { identity } = this.options;
     return this.writeLease(memberLeaseName(this.options.group, identity), (spec, now) => ({
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(this.lease / 1000),
       acquireTime: spec.holderIdentity === identity && spec.acquireTime ? spec.acquireTime : microTime(now),
       renewTime: microTime(now),
-    }));
+    }), signal);
   }
 
   /**
@@ -315,21 +300,21 @@ class ShardMember {
    * Creates or replaces the Lease `name` with the spec `next` makes of its current one. The replace
    * carries the `resourceVersion` read, so a concurrent writer makes it fail with a conflict.
    */
-  private async writeLease(name: string, next: (spec: LeaseSpec, now: number) => LeaseSpec): Promise<void> {
-    const current = await this.readLease(name);
-    await this.putLease(name, current, next(current?.spec ?? {}, this.options.clock.now()));
+  private async writeLease(name: string, next: (spec: LeaseSpec, now: number) => LeaseSpec, signal?: AbortSignal): Promise<void> {
+    const current = await this.readLease(name, signal);
+    await this.putLease(name, current, next(current?.spec ?? {}, this.options.clock.now()), signal);
   }
 
-  private async readLease(name: string): Promise<Lease | undefined> {
+  private async readLease(name: string, signal?: AbortSignal): Promise<Lease | undefined> {
     const { writer, namespace } = this.options;
-    return writer.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name });
+    return writer.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', namespace, name }, { signal });
   }
 
   /** Replaces `current` (guarded by its resourceVersion) with `spec`, or creates the Lease when there was none. */
-  private async putLease(name: string, current: Lease | undefined, spec: LeaseSpec): Promise<void> {
+  private async putLease(name: string, current: Lease | undefined, spec: LeaseSpec, signal?: AbortSignal): Promise<void> {
     const { writer, namespace, group } = this.options;
-    if (current) await writer.replace({ ...current, spec });
-    else await writer.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, labels: { [SHARD_GROUP_LABEL]: group } }, spec });
+    if (current) await writer.replace({ ...current, spec }, { signal });
+    else await writer.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, labels: { [SHARD_GROUP_LABEL]: group } }, spec }, { signal });
   }
 }
 

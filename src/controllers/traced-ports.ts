@@ -21,11 +21,11 @@ export function tracedWriter(writer: ObjectWriter, tracing: Tracing): ObjectWrit
   return {
     apply: (obj, options) => span('apply', obj, () => writer.apply(obj, options)),
     create: (obj, options) => span('create', obj, () => writer.create(obj, options)),
-    replace: (obj) => span('update', obj, () => writer.replace(obj)),
-    replaceStatus: (obj) => span('status', obj, () => writer.replaceStatus(obj)),
-    patchJson: (ref, operations) => span('patch', ref, () => writer.patchJson(ref, operations)),
+    replace: (obj, options) => span('update', obj, () => writer.replace(obj, options)),
+    replaceStatus: (obj, options) => span('status', obj, () => writer.replaceStatus(obj, options)),
+    patchJson: (ref, operations, options) => span('patch', ref, () => writer.patchJson(ref, operations, options)),
     delete: (ref, options) => span('delete', ref, () => writer.delete(ref, options)),
-    get: (ref) => span('get', ref, () => writer.get(ref)),
+    get: (ref, options) => span('get', ref, () => writer.get(ref, options)),
   };
 }
 

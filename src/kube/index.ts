@@ -12,7 +12,7 @@ export { discover, snapshotOf, type DiscoverySnapshot } from './discovery.ts';
 export { createObjectStore, storeKey, type ObjectStore, type ReadonlyObjectStore } from './object-store.ts';
 export { createInformer, type Informer, type InformerHandler, type InformerScope } from './informer.ts';
 export { createInformerRegistry, type InformerFilter, type InformerRegistry, type InformerLease } from './informer-registry.ts';
-export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type CreateOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
+export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type CallOptions, type CreateOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
 export { createEventRecorder, type EventBudget, type EventDropReason, type EventRecorder, type EventSpec } from './event-recorder.ts';
 export { isEstablished, waitForCrdsEstablished, type WaitForCrdsOptions } from './crd-established.ts';
 export { LruMap } from './lru-map.ts';

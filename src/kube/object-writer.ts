@@ -20,8 +20,17 @@ export interface ObjectRef {
   name: string;
 }
 
+/** What every call may carry. */
+export interface CallOptions {
+  /**
+   * Gives the call up when it aborts: while it waits for the client rate limit (leaving the line,
+   * taking no slot) or in flight. A write given up in flight may still have been made.
+   */
+  signal?: AbortSignal | undefined;
+}
+
 /** How to server-side apply. */
-export interface ApplyOptions {
+export interface ApplyOptions extends CallOptions {
   fieldManager: string;
   /** Validate and compute the result without persisting it. */
   dryRun?: boolean;
@@ -32,20 +41,20 @@ export interface ApplyOptions {
    * whose fields no apply of the same manager ever removes).
    */
   createOnly?: boolean;
-  /** Gives the write up (in the client's throttle queue, or in flight) when it aborts. */
-  signal?: AbortSignal | undefined;
 }
 
 /** How to create. */
-export interface CreateOptions {
+export interface CreateOptions extends CallOptions {
   /** Validate (and run admission) without persisting. With the name of an existing object, the answer is 409 AlreadyExists once the object has passed validation. */
   dryRun?: boolean;
 }
 
 /** How to delete. */
-export interface DeleteOptions {
+export interface DeleteOptions extends CallOptions {
   /** Delete only if the object still has this UID (never a namesake created since). */
   uid?: string | undefined;
+  /** Delete only if the object is still at this version (unchanged since it was read and judged). */
+  resourceVersion?: string | undefined;
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
 }
 
@@ -55,15 +64,15 @@ export interface ObjectWriter {
   apply(obj: KubeObject, options: ApplyOptions): Promise<KubeObject>;
   create(obj: KubeObject, options?: CreateOptions): Promise<KubeObject>;
   /** `PUT` with the object's resourceVersion (optimistic concurrency). */
-  replace(obj: KubeObject): Promise<KubeObject>;
+  replace(obj: KubeObject, options?: CallOptions): Promise<KubeObject>;
   /** `PUT` to the status subresource. */
-  replaceStatus(obj: KubeObject): Promise<KubeObject>;
+  replaceStatus(obj: KubeObject, options?: CallOptions): Promise<KubeObject>;
   /** `PATCH` with a JSON patch (RFC 6902), for surgical edits such as dropping one annotation. */
-  patchJson(ref: ObjectRef, operations: readonly object[]): Promise<KubeObject>;
+  patchJson(ref: ObjectRef, operations: readonly object[], options?: CallOptions): Promise<KubeObject>;
   /** Resolves `false` when the object was already gone. */
   delete(ref: ObjectRef, options?: DeleteOptions): Promise<boolean>;
   /** An uncached GET; `undefined` when absent. */
-  get(ref: ObjectRef): Promise<KubeObject | undefined>;
+  get(ref: ObjectRef, options?: CallOptions): Promise<KubeObject | undefined>;
 }
 
 function refOf(obj: KubeObject): ObjectRef {
@@ -134,30 +143,33 @@ export function createObjectWriter(client: RestClient, resolveType: TypeResolver
       }
     },
     create: (obj, options = {}) => client.request<KubeObject>({
-      method: 'POST', path: pathOf(refOf(obj), false), query: { fieldManager, dryRun: options.dryRun ? 'All' : undefined }, body: obj,
+      method: 'POST', path: pathOf(refOf(obj), false), query: { fieldManager, dryRun: options.dryRun ? 'All' : undefined }, body: obj, signal: options.signal,
     }),
-    replace: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj)), query: { fieldManager }, body: obj }),
-    replaceStatus: (obj) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj), true, 'status'), query: { fieldManager }, body: obj }),
-    patchJson: (ref, operations) => client.request<KubeObject>({
-      method: 'PATCH', path: pathOf(ref), query: { fieldManager }, contentType: 'application/json-patch+json', body: operations,
+    replace: (obj, options = {}) => client.request<KubeObject>({ method: 'PUT', path: pathOf(refOf(obj)), query: { fieldManager }, body: obj, signal: options.signal }),
+    replaceStatus: (obj, options = {}) => client.request<KubeObject>({
+      method: 'PUT', path: pathOf(refOf(obj), true, 'status'), query: { fieldManager }, body: obj, signal: options.signal,
+    }),
+    patchJson: (ref, operations, options = {}) => client.request<KubeObject>({
+      method: 'PATCH', path: pathOf(ref), query: { fieldManager }, contentType: 'application/json-patch+json', body: operations, signal: options.signal,
     }),
     async delete(ref, options = {}) {
+      const { uid, resourceVersion } = options;
       const body = {
         apiVersion: 'v1', kind: 'DeleteOptions',
         propagationPolicy: options.propagationPolicy ?? 'Background',
-        ...(options.uid ? { preconditions: { uid: options.uid } } : {}),
+        ...(uid || resourceVersion ? { preconditions: { uid, resourceVersion } } : {}),
       };
       try {
-        await client.request({ method: 'DELETE', path: pathOf(ref), body });
+        await client.request({ method: 'DELETE', path: pathOf(ref), body, signal: options.signal });
         return true;
       } catch (err) {
         if (isNotFound(err)) return false; // Already gone: the outcome a delete wants.
         throw err;
       }
     },
-    async get(ref) {
+    async get(ref, options = {}) {
       try {
-        return await client.request<KubeObject>({ method: 'GET', path: pathOf(ref) });
+        return await client.request<KubeObject>({ method: 'GET', path: pathOf(ref), signal: options.signal });
       } catch (err) {
         if (isNotFound(err)) return undefined; // Absence is an answer, not an error.
         throw err;

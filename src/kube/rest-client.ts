@@ -126,9 +126,18 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
   throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
 }
 
-/** `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}). */
-export function withTenant(client: RestClient, tenant: string): RestClient {
-  return { server: client.server, request: (req) => client.request({ ...req, tenant }), watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished) };
+/**
+ * `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}) and, with
+ * `stop`, given up when `stop` aborts: a stopped controller's requests still waiting for the rate limit
+ * leave the line at once, taking no slot, and those in flight are abandoned.
+ */
+export function withTenant(client: RestClient, tenant: string, stop?: AbortSignal): RestClient {
+  const signalOf = (own: AbortSignal | undefined): AbortSignal | undefined => (own && stop ? AbortSignal.any([own, stop]) : own ?? stop);
+  return {
+    server: client.server,
+    request: (req) => client.request({ ...req, tenant, signal: signalOf(req.signal) }),
+    watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished),
+  };
 }
 
 /** The TLS settings an agent is built with; new ones mean a new agent. */
@@ -236,6 +245,11 @@ export function createRestClient(options: RestClientOptions): RestClient {
   };
 
   const exchange = (req: RestRequest, opts: RequestOptions, body: Buffer | undefined): Promise<IncomingMessage> => new Promise((resolve, reject) => {
+    // Given up after its slot (while credentials were fetched, say): nothing may be sent then.
+    if (req.signal?.aborted) {
+      reject(new Error(`${req.method} ${req.path} given up before it was sent`, { cause: req.signal.reason }));
+      return;
+    }
     const outgoing = (secure ? httpsRequest : httpRequest)({ ...opts, ...(req.signal ? { signal: req.signal } : {}) }, resolve);
     outgoing.once('error', (cause) => reject(new Error(`${req.method} ${req.path} failed: ${cause.message}`, { cause })));
     outgoing.end(body);
