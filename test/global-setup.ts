@@ -5,6 +5,7 @@
 import { pino } from 'pino';
 import type { TestProject } from 'vitest/node';
 import { crdManifests } from '../src/cli/install-crds.ts';
+import { systemClock } from '../src/engine/clock.ts';
 import { ensureBinaries, startControlPlane } from '../src/devcluster/index.ts';
 import { shelfCrds } from './support/shelf-crds.ts';
 import { parentCrd, TEST_PARENT_KINDS } from './support/test-crd.ts';
@@ -26,11 +27,24 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ];
   // A first run builds the control plane for many minutes: its progress lines show that it is not hung.
   const binaries = await ensureBinaries((line) => process.stderr.write(`${line}\n`));
+  const startedAt = systemClock.now();
   const plane = await startControlPlane({ logger, crds, binaries });
+  // Printed, not asserted: how long the shared control plane took is a figure to watch, not a test.
+  report(`control plane started in ${seconds(systemClock.now() - startedAt)}`);
   project.provide('kubeconfigPath', plane.kubeconfigPath);
   return async () => {
     // Keep the control plane's logs when a test failed: they often hold the reason.
     const failed = project.vitest.state.getCountOfFailedTests() > 0;
+    const stoppingAt = systemClock.now();
     await plane.stop({ keepLogs: failed });
+    report(`control plane stopped in ${seconds(systemClock.now() - stoppingAt)}`);
   };
+}
+
+function report(line: string): void {
+  process.stderr.write(`[global-setup] ${line}\n`);
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
 }
