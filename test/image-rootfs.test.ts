@@ -17,6 +17,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
 import { spawnLoom, type LoomProcess } from './support/loom-process.ts';
+import { packedPackages } from './support/packages.ts';
 import { testClients, type TestClients } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
@@ -59,7 +60,7 @@ async function webhookController(url: string): Promise<KubeObject> {
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'loom-image-rootfs-'));
   const rootfs = join(work, 'rootfs');
-  await run('bash', [join(REPO, 'scripts/image-rootfs.sh'), rootfs]);
+  await run('bash', [join(REPO, 'scripts/image-rootfs.sh'), rootfs, (await packedPackages()).dir]);
   const entry = join(rootfs, 'opt/loom/node_modules/kube-loom/dist/src/cli/bin.js');
   await access(entry);
   clients = await testClients();
