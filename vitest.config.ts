@@ -20,6 +20,11 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
+          // Two files at a time, also on 2 cores (the default there is one): integration tests mostly wait
+          // on the API server and on loom, so a second file fills the waits; files isolate themselves by
+          // namespace and label. A group of its own, since its worker count differs from the unit suite's.
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
