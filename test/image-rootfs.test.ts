@@ -57,6 +57,8 @@ async function webhookController(url: string): Promise<KubeObject> {
   return { ...controller, metadata: { ...controller.metadata, name: 'image-rootfs-webhook' }, spec: { ...(controller.spec as Record<string, unknown>), parentResource: parentResource('webhook') } };
 }
 
+// A guard against hangs only: packing compiles the whole project, which takes minutes on a busy machine,
+// and this file may be waiting for the other one that installs the packages to finish packing.
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'loom-image-rootfs-'));
   const rootfs = join(work, 'rootfs');
@@ -70,7 +72,7 @@ beforeAll(async () => {
   await clients.apply(await webhookController(hook.url));
   await clients.apply(jsonataController);
   loom = await spawnLoom(LABEL, [], entry);
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   await loom?.kill();

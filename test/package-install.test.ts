@@ -40,12 +40,14 @@ function loom(node: string, args: string[]) {
   return run(node, [join(cliProject, 'node_modules/.bin/loom'), ...args], { cwd: cliProject });
 }
 
+// A guard against hangs only: packing compiles the whole project, which takes minutes on a busy machine,
+// and this file may be waiting for the other one that installs the packages to finish packing.
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'loom-package-'));
   const { sdk, host } = await packedPackages();
   sdkProject = await newProject('sdk-user', [sdk]);
   cliProject = await newProject('cli-user', [sdk, host]);
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
