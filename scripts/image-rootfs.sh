@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
+# Usage: image-rootfs.sh [OUT_DIR [PACKAGES_DIR]]
 # Lays out under OUT_DIR (default .build/image-rootfs) exactly what the root Dockerfile copies into
 # the image: the packed packages installed with --omit=dev in /opt/loom. The Dockerfile runs this
 # script, so what the tests run from OUT_DIR is what the image holds, without a container engine.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="$(realpath -m "${1:-.build/image-rootfs}")"
-packages="$(mktemp -d)"
-trap 'rm -rf "$packages"' EXIT
-bash scripts/pack.sh "$packages" >/dev/null
+# PACKAGES_DIR, if given, holds tarballs scripts/pack.sh already made (the tests pack once per run).
+if [[ -n "${2:-}" ]]; then
+  packages="$(realpath "$2")"
+else
+  packages="$(mktemp -d)"
+  trap 'rm -rf "$packages"' EXIT
+  bash scripts/pack.sh "$packages" >/dev/null
+fi
 rm -rf "$out" && mkdir -p "$out/opt/loom"
 cd "$out/opt/loom"
 echo '{ "private": true }' > package.json

@@ -1,9 +1,9 @@
 /**
  * A control plane started and stopped on its own, apart from the shared one: after `stop()` none of
- * its processes is left and its run directory is gone.
+ * its processes is left and its run directory is gone, and a watch still open does not hold the stop.
  */
 import { existsSync } from 'node:fs';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { isPidAlive, startControlPlane } from '../src/devcluster/index.ts';
 
@@ -23,5 +23,27 @@ describe('startControlPlane / stop', () => {
     }
     expect(pids.filter(isPidAlive)).toEqual([]);
     expect(existsSync(plane.runDir)).toBe(false);
+  });
+
+  it('ends an open watch and exits on SIGTERM by itself, not by SIGKILL', async () => {
+    const plane = await startControlPlane();
+    let watchEnded: Promise<unknown> = Promise.resolve();
+    try {
+      const kc = new KubeConfig();
+      kc.loadFromFile(plane.kubeconfigPath);
+      // A client that never closes its watch, as a test's informer or a leftover loom process may be.
+      const opened = new Promise<void>((resolve) => {
+        watchEnded = new Promise((ended) => {
+          void new Watch(kc).watch('/api/v1/namespaces', {}, () => resolve(), ended);
+        });
+      });
+      await opened;
+    } finally {
+      await plane.stop();
+    }
+    const apiServer = plane.processes.find((p) => p.name === 'kube-apiserver');
+    // Exited on its own (code 0): the watch did not keep it waiting until the grace period ran out.
+    expect(apiServer?.exitStatus()).toEqual({ code: 0, signal: null });
+    await watchEnded;
   });
 });

@@ -17,6 +17,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { exampleManifests, pointedAt, startExampleHook, type ExampleHook } from './support/example-hook.ts';
 import { spawnLoom, type LoomProcess } from './support/loom-process.ts';
+import { packedPackages } from './support/packages.ts';
 import { testClients, type TestClients } from './support/loom.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
@@ -56,10 +57,12 @@ async function webhookController(url: string): Promise<KubeObject> {
   return { ...controller, metadata: { ...controller.metadata, name: 'image-rootfs-webhook' }, spec: { ...(controller.spec as Record<string, unknown>), parentResource: parentResource('webhook') } };
 }
 
+// A guard against hangs only: packing compiles the whole project, which takes minutes on a busy machine,
+// and this file may be waiting for the other one that installs the packages to finish packing.
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'loom-image-rootfs-'));
   const rootfs = join(work, 'rootfs');
-  await run('bash', [join(REPO, 'scripts/image-rootfs.sh'), rootfs]);
+  await run('bash', [join(REPO, 'scripts/image-rootfs.sh'), rootfs, (await packedPackages()).dir]);
   const entry = join(rootfs, 'opt/loom/node_modules/kube-loom/dist/src/cli/bin.js');
   await access(entry);
   clients = await testClients();
@@ -69,7 +72,7 @@ beforeAll(async () => {
   await clients.apply(await webhookController(hook.url));
   await clients.apply(jsonataController);
   loom = await spawnLoom(LABEL, [], entry);
-}, 240_000);
+}, 600_000);
 
 afterAll(async () => {
   await loom?.kill();

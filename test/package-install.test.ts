@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHookProcess } from './support/example-hook.ts';
+import { packedPackages } from './support/packages.ts';
 
 const run = promisify(execFile);
 const REPO = new URL('..', import.meta.url).pathname;
@@ -39,18 +40,14 @@ function loom(node: string, args: string[]) {
   return run(node, [join(cliProject, 'node_modules/.bin/loom'), ...args], { cwd: cliProject });
 }
 
+// A guard against hangs only: packing compiles the whole project, which takes minutes on a busy machine,
+// and this file may be waiting for the other one that installs the packages to finish packing.
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'loom-package-'));
-  const packages = join(work, 'packages');
-  await run('bash', [join(REPO, 'scripts/pack.sh'), packages]);
-  const [sdk, host] = ['kube-loom-sdk-', 'kube-loom-'].map(async (prefix) => {
-    const file = (await readdir(packages)).find((f) => f.startsWith(prefix) && /^\d/.test(f.slice(prefix.length)));
-    if (!file) throw new Error(`scripts/pack.sh made no ${prefix}*.tgz in ${packages}`);
-    return join(packages, file);
-  });
-  sdkProject = await newProject('sdk-user', [await sdk!]);
-  cliProject = await newProject('cli-user', [await sdk!, await host!]);
-}, 240_000);
+  const { sdk, host } = await packedPackages();
+  sdkProject = await newProject('sdk-user', [sdk]);
+  cliProject = await newProject('cli-user', [sdk, host]);
+}, 600_000);
 
 afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
