@@ -10,7 +10,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { bucketOf, SHARD_LABEL } from '../src/core/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
-import { whenSplit } from './support/shard-leases.ts';
+import { LIVE_MEMBER_LEASE_MS, whenSplit } from './support/shard-leases.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'sharding';
@@ -29,7 +29,7 @@ const childWrites = new Map<string, Set<string>>();
 async function replica(identity: string): Promise<void> {
   const writes = new Set<string>();
   childWrites.set(identity, writes);
-  const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: 3_000 };
+  const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: LIVE_MEMBER_LEASE_MS };
   replicas.set(identity, await startTestLoom(LABEL, { sharding }, ({ method, path }) => {
     const child = /\/configmaps\/([^/?]+)-(?:a|b|c|att)$/.exec(path);
     if (method !== 'GET' && child) writes.add(child[1]!);

@@ -5,6 +5,14 @@
 import type { RestClient } from '../../src/kube/index.ts';
 import { eventually } from './cluster.ts';
 
+/**
+ * The member Lease of a replica a test starts inside its own process. Not the shortest there is (3 s): that
+ * gives up after 2 s without a renewal, which a loaded machine can take, and a replica that gives up
+ * leaves the test's split. Its length costs a test nothing, as a replica that stops lets its Lease go;
+ * only a replica that is killed holds its buckets until its Lease expires.
+ */
+export const LIVE_MEMBER_LEASE_MS = 10_000;
+
 /** Where a test's shard Leases are. */
 export interface ShardGroup {
   client: RestClient;
