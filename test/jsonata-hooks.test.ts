@@ -157,6 +157,7 @@ describe('JSONata hooks that would end or hold the process evaluating them', () 
     // Or, whichever comes first, stopped because another controller's hook waited for a process: the
     // point is that only this sync fails.
     expect(errors[0]!.message).toMatch(new RegExp(`${says.source}|${STOPPED_FOR_ANOTHER}`));
+    console.log(`hostile "${who}" (budget ${timeout}): ${errors[0]!.message}`);
     // The host is alive and another controller's new parent converges.
     await clients.apply(parent(`beside-${who}`, 'inline'));
     await eventually(() => configMap(`beside-${who}-greeting`), 'the other controller to converge');
