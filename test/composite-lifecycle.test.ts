@@ -193,7 +193,7 @@ describe('CompositeController parent lifecycle', () => {
     const written = await eventually(async () => {
       const current = await clients.writer.get(parentRef('stale'));
       return (current?.status as { phase?: string } | undefined)?.phase === 'ok' ? current : undefined;
-    }, 'the hook status to replace the status written meanwhile', 15_000);
+    }, 'the hook status to replace the status written meanwhile');
     expect(written.status).toMatchObject({ phase: 'ok' });
     const versions = callsTo('stale/sync', 'stale').map((c) => c.resourceVersion);
     expect(versions.length).toBeGreaterThanOrEqual(2);

@@ -218,6 +218,6 @@ describe('two controllers of one parent type that cannot start', () => {
   it('leave loom working (a failed start wakes only the controllers refused for its parents, so two failing ones cannot wake each other without end)', async () => {
     await clients.apply(labelled(base('cc', valid)));
     await clients.apply(parentOf('restart-witness', valid));
-    await eventually(() => childOf('restart-witness'), 'the child of a valid controller of the same loom', 20_000);
+    await eventually(() => childOf('restart-witness'), 'the child of a valid controller of the same loom');
   });
 });

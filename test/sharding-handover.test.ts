@@ -13,13 +13,14 @@ import { systemClock } from '../src/engine/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { spawnLoom, type LoomProcess } from './support/loom-process.ts';
-import { whenSplit } from './support/shard-leases.ts';
+import { LIVE_MEMBER_LEASE_MS, whenSplit } from './support/shard-leases.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'handover';
 const KIND = TEST_PARENT_KINDS.handover;
 const BUCKETS = 8;
 const GROUP = 'loom-handover-test';
+/** The killed replica's member Lease (the shortest there is): the others take its buckets once it expires. */
 const LEASE_MS = 3_000;
 const PARENTS = 60;
 let clients: TestClients;
@@ -31,7 +32,7 @@ const replicas = new Map<string, TestLoom>();
 const writes: { replica: string; parent: string; at: number }[] = [];
 
 async function replica(identity: string): Promise<void> {
-  const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: LEASE_MS };
+  const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: LIVE_MEMBER_LEASE_MS };
   replicas.set(identity, await startTestLoom(LABEL, { sharding }, ({ method, path }) => {
     const child = /\/namespaces\/[^/]+\/configmaps\/([^/?]+)-child$/.exec(path);
     if (method !== 'GET' && child) writes.push({ replica: identity, parent: child[1]!, at: performance.now() });
@@ -132,7 +133,9 @@ describe('sharding handovers', () => {
     writes.length = 0;
     await replica('replica-d');
     await balanced([3, 3, 2], ['replica-b', 'replica-c', 'replica-d']);
-    await systemClock.sleep(1_000);
+    // Touching until the new replica has written a child of its buckets, not for a fixed time: on a
+    // loaded machine the new replica may not have started writing within any given time.
+    await eventually(() => Promise.resolve(writes.some((w) => w.replica === 'replica-d') || undefined), 'the new replica to write a child', 60_000);
     touching = false;
     await touch;
     await converged();

@@ -12,7 +12,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { bucketOf, SHARD_LABEL } from '../src/core/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
-import { whenSplit } from './support/shard-leases.ts';
+import { LIVE_MEMBER_LEASE_MS, whenSplit } from './support/shard-leases.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 
 const LABEL = 'shard-labels';
@@ -101,7 +101,7 @@ beforeAll(async () => {
     },
   });
   for (const identity of REPLICAS) {
-    const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: 3_000 };
+    const sharding = { namespace, group: GROUP, identity, buckets: BUCKETS, leaseDurationMs: LIVE_MEMBER_LEASE_MS };
     replicas.push(await startTestLoom(LABEL, { sharding }, ({ method, path }) => {
       if (method !== 'GET') writes.push({ replica: identity, method, path });
     }));

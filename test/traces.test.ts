@@ -105,20 +105,25 @@ describe('traces', () => {
     await eventually(() => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'first-traced' }), 'the child')
       .catch((err: unknown) => Promise.reject(new Error(`${String(err)}; loom's log:\n${loom?.logTail() ?? ''}`)));
 
-    const hookCall = await eventually(() => Promise.resolve(received.find((s) => s.name === 'hook sync')), 'loom\'s hook span to be exported');
+    // The hook span and the sync span around it, which ends later (after the writes) and may come in a
+    // later export batch: both waited for, as a loaded machine may export them seconds apart.
+    const { hookCall, root } = await eventually(() => {
+      const call = received.find((s) => s.name === 'hook sync');
+      const around = call && received.find((s) => s.traceId === call.traceId && s.spanId === call.parentSpanId);
+      return Promise.resolve(call && around ? { hookCall: call, root: around } : undefined);
+    }, 'loom\'s hook span and the sync span around it to be exported');
     const inTrace = () => received.filter((s) => s.traceId === hookCall.traceId);
-    const root = inTrace().find((s) => s.spanId === hookCall.parentSpanId);
-    expect(root?.name).toBe('reconcile CompositeController');
-    expect(root && [attribute(root, 'loom.controller'), attribute(root, 'loom.parent')]).toEqual(['traced-controller', `${namespace}/first`]);
-    expect(root && attribute(root, 'loom.decision')).toBe('sync');
+    expect(root.name).toBe('reconcile CompositeController');
+    expect([attribute(root, 'loom.controller'), attribute(root, 'loom.parent')]).toEqual(['traced-controller', `${namespace}/first`]);
+    expect(attribute(root, 'loom.decision')).toBe('sync');
     expect(attribute(hookCall, 'loom.hook_type')).toBe('webhook');
     await eventually(() => Promise.resolve(inTrace().some((s) => s.name === 'status Traced') || undefined), 'the status write in the same trace');
-    const writes = inTrace().filter((s) => s.parentSpanId === root?.spanId && s.name !== 'hook sync').map((s) => s.name);
+    const writes = inTrace().filter((s) => s.parentSpanId === root.spanId && s.name !== 'hook sync').map((s) => s.name);
     expect(writes).toEqual(expect.arrayContaining(['apply ConfigMap', 'status Traced']));
-    expect(root && attribute(root, 'loom.result')).toBe('success');
+    expect(attribute(root, 'loom.result')).toBe('success');
 
-    const hookSpan = hookSpans.getFinishedSpans().find((s) => s.spanContext().traceId === hookCall.traceId);
-    expect(hookSpan?.name).toBe('composite sync hook');
-    expect(hookSpan?.parentSpanContext?.spanId).toBe(hookCall.spanId);
+    const hookSpan = await eventually(() => Promise.resolve(hookSpans.getFinishedSpans().find((s) => s.spanContext().traceId === hookCall.traceId)), 'the hook\'s own span to end');
+    expect(hookSpan.name).toBe('composite sync hook');
+    expect(hookSpan.parentSpanContext?.spanId).toBe(hookCall.spanId);
   });
 });

@@ -5,6 +5,16 @@
 import type { RestClient } from '../../src/kube/index.ts';
 import { eventually } from './cluster.ts';
 
+/**
+ * The member Lease of a replica a test starts inside its own process: generous, a guard and not a
+ * target. A replica gives up when it could not renew for two thirds of it, and with 3 s, and even
+ * 10 s, every replica of the sharding test gave up on a loaded machine (thousands of syncs in the
+ * test's process beside an API server short of CPU), leaving the test's split. Its length costs a
+ * test nothing, as a replica that stops lets its Lease go; only a replica that is killed holds its
+ * buckets until its Lease expires, and the test that kills one gives that one a short Lease.
+ */
+export const LIVE_MEMBER_LEASE_MS = 60_000;
+
 /** Where a test's shard Leases are. */
 export interface ShardGroup {
   client: RestClient;
