@@ -1,5 +1,5 @@
 /**
- * `--shards` with real Leases: three replicas split the parent buckets, 3,000 parents × 3 children
+ * `--shards` with real Leases: three replicas split the parent buckets, 1,000 parents × 3 children
  * converge with each parent's children written by one replica only, everything is labelled with its bucket, and when a replica stops
  * its buckets move to the others, which then sync the parents in them. A DecoratorController's
  * targets and attachments are shared out the same way.
@@ -23,12 +23,14 @@ let clients: TestClients;
 let hook: FastifyInstance;
 let namespace: string;
 const replicas = new Map<string, TestLoom>();
-const PARENTS = 3_000;
 /**
- * A guard against a hang, not a speed target: 3,000 parents converged within 240 s on a quiet machine,
- * but not within 300 s on a loaded 2-core one (load average 27), where every replica is in this
- * test's process beside an API server short of CPU.
+ * Enough parents that every bucket holds many and the replicas write at the same time; how far loom
+ * scales is the shard benchmark's question (`npm run bench:shards`), not this test's. 3,000 took
+ * 4 to 7 minutes on a loaded 2-core machine, where every replica is in this test's process beside an
+ * API server short of CPU.
  */
+const PARENTS = 1_000;
+/** A guard against a hang, not a speed target. */
 const CONVERGE_WAIT_MS = 600_000;
 /** Per replica, the parents (or decorator targets) whose children (attachments) it wrote. */
 const childWrites = new Map<string, Set<string>>();
