@@ -13,6 +13,9 @@ export default defineConfig({
           // seconds on a busy 2-core machine, and no test may fail because the machine is slow.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // expect.poll waits for a state; its default deadline of 1 s is a speed target a loaded machine
+          // misses (a local HTTP round trip, a log line through a stream), so it gets the same guard.
+          expect: { poll: { timeout: 30_000 } },
         },
       },
       {

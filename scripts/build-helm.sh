@@ -2,6 +2,7 @@
 # Builds helm from Go modules with the installed Go toolchain (`go install`), cached outside the
 # repository like the control plane, and prints the binary's path as its only line on stdout.
 # Cheap when cached; concurrent runs serialise on a file lock.
+# With --cached it builds nothing: it prints the path of a helm already built, or exits 3 if there is none.
 set -euo pipefail
 
 HELM_VERSION="${LOOM_HELM_VERSION:-v4.3.1}"
@@ -17,6 +18,7 @@ proxy="$(go env GOPROXY)"; proxy="${proxy%,direct}"; export GOPROXY="${proxy:-$(
 cache_root="${LOOM_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/loom}/helm"
 dir="$cache_root/${HELM_VERSION}-$(go env GOVERSION)"
 if [[ -x "$dir/helm" ]]; then echo "$dir/helm"; exit 0; fi
+[[ "${1:-}" == --cached ]] && exit 3
 
 mkdir -p "$cache_root"
 exec 9>"$cache_root/build.lock"

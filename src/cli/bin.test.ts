@@ -53,11 +53,11 @@ describe.runIf(process.platform === 'linux')('the loom command', () => {
     const started = await startedAs({});
     expect(started.args).toContain('--max-semi-space-size=8');
     expect(started.env).toContain('MALLOC_ARENA_MAX=2');
-  }, 30_000);
+  });
 
   it('keeps the settings its caller gave', async () => {
     const started = await startedAs({ MALLOC_ARENA_MAX: '4' }, ['--max-semi-space-size=16']);
     expect(started.args.filter((arg) => arg.startsWith('--max-semi-space-size'))).toEqual(['--max-semi-space-size=16']);
     expect(started.env).toContain('MALLOC_ARENA_MAX=4');
-  }, 30_000);
+  });
 });

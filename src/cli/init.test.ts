@@ -19,7 +19,7 @@ describe('loom init', () => {
 
   it('is the init command of loom', () => {
     const main = fileURLToPath(new URL('main.ts', import.meta.url));
-    const result = spawnSync(process.execPath, [main, 'init', '--help'], { encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(process.execPath, [main, 'init', '--help'], { encoding: 'utf8', timeout: 50_000 });
     expect(result.stdout).toMatch(/^usage: loom init /);
     expect(result.status).toBe(0);
   });

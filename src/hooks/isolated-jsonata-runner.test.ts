@@ -2,9 +2,16 @@
  * The isolated JSONata runner against real evaluator processes: the expressions that end or stall a
  * process when evaluated in it (issue: one expression could crash or hold the whole host) fail only
  * their own call here, with a reason, and the runner goes on answering.
+ *
+ * No outcome here depends on how fast the machine is. The pools run on a hand-driven clock, so their
+ * watchdog kills a call at its deadline only when a test moves time on ({@link runOut}); and every
+ * call gets a budget no evaluation here comes near ({@link UNBOUNDED_MS}), unless its test is about
+ * that budget. So each test controls exactly one bound: a crash, the heap limit or the size check is
+ * never beaten by a deadline on a loaded machine, where a process takes seconds to start.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../engine/clock.ts';
+import { manualClock } from '../engine/manual-clock.test-support.ts';
 import { createEvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
 import { HookError } from './hook-error.ts';
 import type { HookRequestOutcome } from './hook-observer.ts';
@@ -13,13 +20,18 @@ import { JsonataCompileError, JsonataEvaluationError } from './jsonata-errors.ts
 import type { JsonataHookOptions } from './jsonata-runner.ts';
 
 const ENTRY = new URL('../jsonata-evaluator.ts', import.meta.url);
+const GRACE_MS = 100;
+/** An evaluator's own step budget (on its real clock) that no call here spends, however busy the machine. */
+const UNBOUNDED_MS = 3_600_000;
+/** The pools' time: it moves only when a test says so. */
+const time = manualClock();
 const pools: { close(): void }[] = [];
 afterAll(() => {
   for (const pool of pools) pool.close();
 });
 
 function poolOf(options: Partial<EvaluatorPoolOptions> = {}) {
-  const pool = createEvaluatorPool({ entry: ENTRY, processes: 2, heapMiB: 128, graceMs: 100, clock: systemClock, ...options });
+  const pool = createEvaluatorPool({ entry: ENTRY, processes: 2, heapMiB: 128, graceMs: GRACE_MS, clock: time, ...options });
   pools.push(pool);
   return pool;
 }
@@ -29,13 +41,28 @@ const never = new AbortController().signal;
 const request = { parent: { metadata: { name: 'web' }, spec: { replicas: 2 } } };
 
 function hook(expression: string, options: Partial<JsonataHookOptions> = {}, pool = shared) {
-  return compileIsolatedJsonataHook({ expression, hook: 'sync', timeoutMs: 1_000, clock: systemClock, ...options }, pool);
+  return compileIsolatedJsonataHook({ expression, hook: 'sync', timeoutMs: UNBOUNDED_MS, clock: time, ...options }, pool);
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
   const error: unknown = await promise.then((value) => ({ resolved: value }), (err: unknown) => err);
   expect(error).toBeInstanceOf(HookError);
   return error as Error;
+}
+
+/**
+ * Moves the pools' time past `timeoutMs` and the grace after it, again and again, until `outcome`
+ * settles: a call's deadline counts from when it is sent to a process, which is once a process has
+ * started, so the test waits for that state (a short real pause between steps) rather than for a time.
+ */
+async function runOut<T>(outcome: Promise<T>, timeoutMs: number): Promise<T> {
+  let settled = false;
+  void outcome.then(() => (settled = true), () => (settled = true));
+  while (!settled) {
+    await time.advance(timeoutMs + 2 * GRACE_MS);
+    await systemClock.sleep(10);
+  }
+  return outcome;
 }
 
 /** Each of these, evaluated in loom's own process, ended it or held it far past its budget. */
@@ -74,7 +101,7 @@ describe('isolated JSONata runner: what in-process evaluation gives', () => {
     // A heap with room for the result and its JSON, so the size check ends the call, not the heap
     // limit (with 128 MiB either may come first, depending on when V8 collects).
     const roomy = poolOf({ heapMiB: 512, processes: 1 });
-    const error = await failure(hook('{"big": $pad("", 17000000, "x")}', { timeoutMs: 20_000 }, roomy).call(request, never));
+    const error = await failure(hook('{"big": $pad("", 17000000, "x")}', {}, roomy).call(request, never));
     expect(error.message).toMatch(/^sync hook: the JSONata result is \d+ characters of JSON, more than the 16777216 allowed$/);
   });
 });
@@ -88,18 +115,16 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
   });
 
   it('fails an expression that outgrows the heap limit, naming the limit', async () => {
-    // A budget long enough that the heap limit, not the clock, ends it even on a loaded machine.
-    const error = await failure(hook(HOSTILE.hugeString, { timeoutMs: 20_000 }).call(request, never));
+    const error = await failure(hook(HOSTILE.hugeString).call(request, never));
     expect(error.message).toBe('sync hook: JSONata evaluation exceeded the memory limit of 128 MiB');
   }, 60_000);
 
   it('kills a native call that runs past the budget, and other expressions answer meanwhile', async () => {
-    // A budget long enough for another process to start beside it even on a loaded machine.
     let runawaySettled = false;
     const runaway = failure(hook(HOSTILE.backtracking, { timeoutMs: 5_000 }).call(request, never)).finally(() => (runawaySettled = true));
     await expect(hook('{"ok": true}').call(request, never)).resolves.toEqual({ ok: true });
     expect(runawaySettled).toBe(false);
-    expect((await runaway).message).toBe('sync hook: JSONata evaluation timed out after 5000 ms; its evaluator process was stopped');
+    expect((await runOut(runaway, 5_000)).message).toBe('sync hook: JSONata evaluation timed out after 5000 ms; its evaluator process was stopped');
   }, 60_000);
 
   it('reruns the calls sent after the one that crashed its process, which never started', async () => {
@@ -129,10 +154,10 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
     const second = failure(runaway.call(request, never)).then(() => settled.push('second'));
     await hook('{"ok": true}').call(request, never);
     await hook('{"ok": true}').call(request, never);
-    // The other expression ran beside them: the second runaway call, which starts only once the first
-    // has been stopped, cannot have ended yet (the first alone takes its 3 s budget).
-    expect(settled).not.toContain('second');
-    await Promise.all([first, second]);
+    // The other expression ran beside them, on the other process, while no deadline had passed.
+    expect(settled).toEqual([]);
+    // The second call starts only once the first has been stopped, so it ends after it.
+    await runOut(Promise.all([first, second]), 3_000);
     expect(settled).toEqual(['first', 'second']);
   }, 60_000);
 });
@@ -140,11 +165,12 @@ describe('isolated JSONata runner: expressions that would end or hold loom', () 
 describe('isolated JSONata runner: calls that do not run', () => {
   it('says the caller aborted a call that was waiting for a process', async () => {
     const pool = poolOf({ processes: 1 });
-    const busy = failure(hook(HOSTILE.backtracking, { timeoutMs: 300 }, pool).call(request, never));
+    const busy = failure(hook(HOSTILE.backtracking, {}, pool).call(request, never));
     const caller = new AbortController();
     const waiting = failure(hook('{"ok": true}', {}, pool).call(request, caller.signal));
     caller.abort(new Error('parent deleted'));
     expect((await waiting).message).toBe('sync hook: JSONata evaluation aborted by the caller');
+    pool.close();
     await busy;
   });
 
@@ -175,7 +201,7 @@ describe('isolated JSONata runner: observer', () => {
     const observer = { requestStarted: () => undefined, requestFinished: (o: HookRequestOutcome) => void outcomes.push(o) };
     await hook('{}', { observer }).call(request, never);
     await hook('$error("x")', { observer }).call(request, never).catch(() => undefined);
-    await hook(HOSTILE.backtracking, { observer, timeoutMs: 200 }).call(request, never).catch(() => undefined);
+    await runOut(hook(HOSTILE.backtracking, { observer, timeoutMs: 200 }).call(request, never).catch(() => undefined), 200);
     expect(outcomes.map((o) => o.code)).toEqual(['200', '500', 'timeout']);
   });
 });

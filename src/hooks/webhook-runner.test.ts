@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../api/bounded-text.ts';
+import { liveTimers } from '../engine/live-timers.test-support.ts';
 import { HookError, HookRetryAfterError } from './hook-error.ts';
 import { NO_RESPONSE, type HookRequestOutcome } from './hook-observer.ts';
 import { closedPort, hookServers, readRequest } from './hook-server.test-support.ts';
@@ -9,7 +10,10 @@ import { createWebhookRunner, type WebhookRunnerOptions } from './webhook-runner
 const NOW = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT');
 const clock = { now: () => NOW };
 const servers = hookServers();
-afterEach(() => servers.closeAll());
+afterEach(() => {
+  vi.restoreAllMocks();
+  return servers.closeAll();
+});
 
 const request = {
   controller: { metadata: { name: 'web-controller' } },
@@ -218,12 +222,13 @@ describe('webhook runner: failures without a response', () => {
   });
 
   it('leaves no timer behind once a call is answered or refused', async () => {
-    const timers = (): number => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     const base = await servers.fastify((app) => app.post('/sync', () => ({ status: {} })));
-    const before = timers();
+    const refused = `http://127.0.0.1:${await closedPort()}/sync`;
+    const bounds = liveTimers(60_000);
     await call(`${base}/sync`, { timeoutMs: 60_000 });
-    await failure(call(`http://127.0.0.1:${await closedPort()}/sync`, { timeoutMs: 60_000 }));
-    expect(timers()).toBe(before);
+    await failure(call(refused, { timeoutMs: 60_000 }));
+    expect(bounds.started()).toBe(2);
+    expect(bounds.live()).toBe(0);
   });
 
   it('reports a refused connection with its cause', async () => {

@@ -30,7 +30,7 @@ beforeAll(async () => {
       extra: request.headers['impersonate-extra-reviewed%2fby'],
     })),
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await server.close();

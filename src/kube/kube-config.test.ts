@@ -33,7 +33,7 @@ beforeAll(async () => {
     pki, requireClientCert: false,
     routes: (app) => app.get('/api', (request, reply) => reply.send({ authorization: request.headers.authorization })),
   });
-}, 30_000);
+});
 
 afterAll(async () => {
   await server.close();

@@ -7,8 +7,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { liveTimers } from '../engine/live-timers.test-support.ts';
 import { createRestClient, type RestClient } from './rest-client.ts';
 
+/** Each request's one-minute bound. */
+const REQUEST_BOUND_MS = 60_000;
 let server: Server;
 let client: RestClient;
 
@@ -33,49 +36,26 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-/**
- * The one-minute request bounds set from now on and not yet cleared. Counted through spies on the
- * timer functions, not the process's active timers: those include the test runner's and the HTTP
- * server's own, which come and go on their own schedule.
- */
-function requestBounds(): () => number {
-  const live = new Set<unknown>();
-  const set = globalThis.setTimeout;
-  const clear = globalThis.clearTimeout;
-  vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
-    const timer = set(() => {
-      live.delete(timer);
-      fn();
-    }, ms);
-    if (ms === 60_000) live.add(timer);
-    return timer;
-  }));
-  vi.spyOn(globalThis, 'clearTimeout').mockImplementation((timer) => {
-    live.delete(timer);
-    clear(timer);
-  });
-  return () => live.size;
-}
-
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 describe('rest client request bound', () => {
   it('leaves no timer behind once requests are answered', async () => {
-    const unreleased = requestBounds();
+    const bounds = liveTimers(REQUEST_BOUND_MS);
     await Promise.all(Array.from({ length: 20 }, () => client.request({ method: 'GET', path: '/ok' })));
-    expect(unreleased()).toBe(0);
+    expect(bounds.started()).toBe(20);
+    expect(bounds.live()).toBe(0);
   });
 
   it('aborts a request its caller gives up on, and drops its timer', async () => {
-    const unreleased = requestBounds();
+    const bounds = liveTimers(REQUEST_BOUND_MS);
     const caller = new AbortController();
     const pending = client.request({ method: 'GET', path: '/hang', signal: caller.signal });
-    await expect.poll(unreleased).toBe(1);
+    await expect.poll(bounds.live).toBe(1);
     caller.abort(new Error('the caller stopped'));
     await expect(pending).rejects.toThrow();
-    expect(unreleased()).toBe(0);
+    expect(bounds.live()).toBe(0);
   });
 });
 

@@ -33,7 +33,7 @@ beforeAll(async () => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   url = `https://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   dir = await mkdtemp(join(tmpdir(), 'loom-client-cert-'));
-}, 30_000);
+});
 
 afterAll(async () => {
   await app.close();

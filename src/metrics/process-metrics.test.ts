@@ -114,15 +114,17 @@ describe('process metrics', () => {
     const first = await registry.metrics();
     expect(valueOf(first, 'nodejs_eventloop_lag_seconds')).toBeGreaterThan(0);
     expect(valueOf(first, 'nodejs_eventloop_lag_max_seconds')).toBeUndefined(); // the first scrape starts the monitor
+    // A block far longer than a busy machine keeps a process off the CPU, so the scrape after the
+    // next one can tell the statistics were reset, whatever the load.
     await sleep(30);
-    busyFor(300);
+    busyFor(1_000);
     await sleep(30);
     const blocked = await registry.metrics();
-    expect(valueOf(blocked, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.25);
+    expect(valueOf(blocked, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.95);
     for (const stat of ['min', 'mean', 'stddev', 'p50', 'p90', 'p99']) expect(valueOf(blocked, `nodejs_eventloop_lag_${stat}_seconds`)).toBeGreaterThanOrEqual(0);
     await sleep(100);
     const quiet = await registry.metrics();
-    expect(valueOf(quiet, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.25); // reset by the previous scrape
+    expect(valueOf(quiet, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.95); // reset by the previous scrape
   });
 
   it('time garbage collections by kind once scraped, and stop at close', async () => {
@@ -151,9 +153,10 @@ describe('process metrics', () => {
       await metrics.registry.metrics();
       await new Promise((resolve) => setTimeout(resolve, 50));
       console.log((await metrics.registry.metrics()).includes('nodejs_eventloop_lag_max_seconds '));`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 20_000 });
+    // The bound only stops a process kept alive: a loaded machine takes seconds to start one.
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { timeout: 50_000 });
     expect(stdout.trim()).toBe('true');
-  }, 30_000);
+  });
 });
 
 describe('countResources', () => {

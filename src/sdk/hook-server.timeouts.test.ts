@@ -57,11 +57,29 @@ async function trickle(url: URL, head: string, drip: string): Promise<Outcome> {
   return { response, closedByServer };
 }
 
+/**
+ * Sends `request` in one write, as loom does, so the server reads it whole in one go however busy the
+ * machine (a client that writes headers and body apart can be held between the two for longer than a
+ * short limit); resolves to the response once the server closes the connection.
+ */
+async function sendWhole(url: URL, request: string): Promise<string> {
+  const socket = connect({ host: url.hostname, port: Number(url.port) });
+  sockets.push(socket);
+  let response = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => { response += chunk; });
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  socket.write(request);
+  await closed;
+  return response;
+}
+
 const slowBodyHead = (length: number): string =>
   `POST /sync HTTP/1.1\r\nHost: hook\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n{`;
 
 describe('createHookServer timeouts', () => {
-  it('answers 408 and closes the connection when the body arrives too slowly', { timeout: 10_000 }, async () => {
+  it('answers 408 and closes the connection when the body arrives too slowly', async () => {
     const url = await serve({ requestTimeout: 300, composite: { sync: () => ({}) } });
     // Ten times the timeout's worth of bytes at this pace: the server has to give up first.
     const drip = ' '.repeat(150);
@@ -70,7 +88,7 @@ describe('createHookServer timeouts', () => {
     expect(closedByServer).toBe(true);
   });
 
-  it('answers 408 and closes the connection when the headers arrive too slowly', { timeout: 10_000 }, async () => {
+  it('answers 408 and closes the connection when the headers arrive too slowly', async () => {
     const url = await serve({ headersTimeout: 300, composite: { sync: () => ({}) } });
     const drip = 'X-Slow: ' + 'a'.repeat(142);
     const { response, closedByServer } = await trickle(url, 'POST /sync HTTP/1.1\r\nHost: hook\r\n', drip);
@@ -78,16 +96,15 @@ describe('createHookServer timeouts', () => {
     expect(closedByServer).toBe(true);
   });
 
-  it('still answers a request that arrived in time, however long the handler takes', { timeout: 10_000 }, async () => {
+  it('still answers a request that arrived in time, however long the handler takes', async () => {
     const url = await serve({
       requestTimeout: 200,
       composite: { sync: async () => { await sleep(600); return { status: { done: true } }; } },
     });
-    const response = await fetch(new URL('/sync', url), {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ parent: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'web' } } }),
-    });
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: { done: true } });
+    const body = JSON.stringify({ parent: { apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name: 'web' } } });
+    const head = `POST /sync HTTP/1.1\r\nHost: hook\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+    const response = await sendWhole(url, head + body);
+    expect(response).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4))).toEqual({ status: { done: true } });
   });
 });
