@@ -62,11 +62,13 @@ export async function testClients(): Promise<TestClients> {
   const client = createRestClient({ kubeConfig: testKubeConfig() });
   await installCrds(client, systemClock, 'loom-test');
   let snapshot = await discover(client);
+  // The tests write as someone other than loom: without a manager of their own, the API server would
+  // record the first word of the client's User-Agent, `loom`, and loom would take their fields over.
   const writer = createObjectWriter(client, (apiVersion, kind) => {
     const type = snapshot.byKind(apiVersion, kind);
     if (!type) throw new Error(`unknown ${kind}.${apiVersion}`);
     return type;
-  });
+  }, 'loom-test');
   const refresh = async (): Promise<void> => {
     snapshot = await discover(client);
   };
