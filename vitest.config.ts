@@ -26,8 +26,10 @@ export default defineConfig({
           // vitest's default worker count is kept (one file at a time on 2 cores): on a loaded 2-core
           // machine two at a time cut the run by only about a tenth and doubled the tests that ran out
           // of time, since each file's loom and hooks then share the cores with another's.
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          // Guards against hangs, not speed targets: a test may chain several waits for states, each
+          // guarded by its own 30 s or more, and a loaded 2-core machine needs the sum.
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
         },
       },
     ],

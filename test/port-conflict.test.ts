@@ -58,7 +58,8 @@ describe('a port taken before the bind', () => {
     });
 
     expect(ports).not.toContain(taken);
-    expect(offered.length).toBe(4);
+    // Two ports for the failed try and two for the next; more only if another process took a free port in between.
+    expect(offered.length).toBeGreaterThanOrEqual(4);
     expect(processes).toHaveLength(1);
     expect(await readFile(join(runDir, 'etcd.log'), 'utf8')).toMatch(/address already in use/);
   });
