@@ -7,6 +7,9 @@ import { CoreV1Api, KubeConfig, Watch } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { isPidAlive, startControlPlane } from '../src/devcluster/index.ts';
 
+/** SIGTERM to SIGKILL: under the 60 s kube-apiserver allows its own HTTP server to shut down. */
+const STOP_GRACE_MS = 50_000;
+
 describe('startControlPlane / stop', () => {
   it('serves the API, then stops every process it started by PID', async () => {
     const plane = await startControlPlane();
@@ -39,7 +42,9 @@ describe('startControlPlane / stop', () => {
       });
       await opened;
     } finally {
-      await plane.stop();
+      // A long grace (under the API server's own 60 s shutdown timeout), so that on a loaded machine
+      // a slow but orderly exit is not cut short by SIGKILL: the point is that it exits by itself.
+      await plane.stop({ graceMs: STOP_GRACE_MS });
     }
     const apiServer = plane.processes.find((p) => p.name === 'kube-apiserver');
     // Exited on its own (code 0): the watch did not keep it waiting until the grace period ran out.

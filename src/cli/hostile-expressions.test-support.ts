@@ -3,9 +3,9 @@
  * the tests of the offline tools (`loom render`, `loom plan`, `loom validate`), and the controller
  * manifest that runs one:
  * - `memory` builds an array of 150 million strings: V8 ends the process that tries ("Fatal
- *   JavaScript invalid size error"), or it runs out of heap first, whichever bound comes first. Its
- *   time budget is ample (it takes a second or two), so on a slow machine the time bound still does
- *   not win the race;
+ *   JavaScript invalid size error"), or it runs out of heap first. It takes a second or two, against
+ *   a budget of 30 s, but on a loaded machine the time bound may still win, so any of the three
+ *   bounds is accepted: what matters is that a bound stopped it, with a clear error and no crash;
  * - `backtracking` matches a regular expression with a lookahead, which V8's linear-time fallback
  *   cannot run, so the backtracking engine takes about 2^30 steps in one native call that no step
  *   budget can interrupt (minutes), against a budget of 1 s.
@@ -18,7 +18,7 @@ export interface HostileExpression {
   expression: string;
   /** The hook's `timeout`. */
   timeout: string;
-  /** The error line: the hook, and the bound that stopped it (a memory bound, or the time budget). */
+  /** The error line: the hook, and a bound that stopped it (any that may win the race on a loaded machine). */
   failure: RegExp;
 }
 
@@ -27,7 +27,7 @@ export const HOSTILE_EXPRESSIONS = {
   memory: {
     expression: '$count($split($pad("a", 150000000), ""))',
     timeout: '30s',
-    failure: /sync hook: JSONata evaluation (built a value larger than JavaScript allows|exceeded the memory limit of \d+ MiB)$/m,
+    failure: /sync hook: JSONata evaluation (built a value larger than JavaScript allows|exceeded the memory limit of \d+ MiB|timed out after 30000 ms; its evaluator process was stopped)$/m,
   },
   backtracking: {
     expression: '$match($pad("", 30, "a") & "!", /(a+)+(?=b)/)',

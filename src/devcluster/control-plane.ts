@@ -53,9 +53,10 @@ export interface ControlPlane {
   readonly readyAfterMs: Readonly<Record<string, number>>;
   /**
    * Stops the processes by PID (newest first) and removes the run directory, unless `keepLogs` is set
-   * or a process died on its own, in which case the logs stay and their path is logged.
+   * or a process died on its own, in which case the logs stay and their path is logged. Each process
+   * gets `graceMs` after SIGTERM before SIGKILL (default: the process's own default, 10 s).
    */
-  stop(options?: { keepLogs?: boolean }): Promise<void>;
+  stop(options?: { keepLogs?: boolean; graceMs?: number }): Promise<void>;
 }
 
 const GC_READY_LINE = 'Proceeding to collect garbage';
@@ -170,10 +171,10 @@ function stopper(input: StopperInput): ControlPlane['stop'] {
   const { processes, runDir, logger } = input;
   let stopping: Promise<void> | undefined;
   let removeGuards = (): void => {};
-  const stop = (options: { keepLogs?: boolean } = {}): Promise<void> => {
+  const stop = (options: { keepLogs?: boolean; graceMs?: number } = {}): Promise<void> => {
     stopping ??= (async () => {
       const crashed = processes.filter((p) => p.exitStatus() !== undefined).map((p) => p.name);
-      await stopNewestFirst(processes);
+      await stopNewestFirst(processes, options.graceMs);
       removeGuards();
       if (options.keepLogs || crashed.length > 0) {
         logger.warn({ runDir, crashed }, 'control plane stopped; logs kept');
@@ -189,6 +190,6 @@ function stopper(input: StopperInput): ControlPlane['stop'] {
 }
 
 /** One at a time, newest first: the controller-manager needs the API server, which needs etcd. */
-async function stopNewestFirst(processes: readonly ManagedProcess[]): Promise<void> {
-  for (const p of processes.toReversed()) await p.stop();
+async function stopNewestFirst(processes: readonly ManagedProcess[], graceMs: number | undefined): Promise<void> {
+  for (const p of processes.toReversed()) await p.stop(graceMs);
 }
