@@ -77,7 +77,7 @@ describe('webhook runner: circuit breaker', () => {
     expect(breaker.state()).toBe('closed');
   });
 
-  it('lets the caller abort a probe without counting it', async () => {
+  it('lets the caller abort a probe without counting it: the next probe waits the same period', async () => {
     const hook = await answering(503);
     const time = { now: 0 };
     const { runner, breaker } = guarded(hook.url, time);
@@ -85,6 +85,8 @@ describe('webhook runner: circuit breaker', () => {
     time.now = 60_000;
     await expect(runner.call({}, AbortSignal.abort())).rejects.toThrow(/aborted by the caller/);
     expect(breaker.state()).toBe('open');
+    expect(breaker.admit()).toMatchObject({ admitted: false, failures: 3, retryAt: 120_000 });
+    time.now = 120_000;
     expect(breaker.admit()).toEqual({ admitted: true, probe: true });
   });
 });
