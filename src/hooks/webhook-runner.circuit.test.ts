@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { HookCircuitOpenError, HookError } from './hook-error.ts';
-import { closedPort, hookServers } from './hook-server.test-support.ts';
+import { closedPort, hookServers, readRequest } from './hook-server.test-support.ts';
 import { createWebhookRunner } from './webhook-runner.ts';
 
 const servers = hookServers();
@@ -10,9 +10,9 @@ afterEach(() => servers.closeAll());
 const POLICY = { failures: 3, openMs: 60_000, maxOpenMs: 60_000 };
 
 /** A runner of `url` behind a fresh breaker, and the breaker. */
-function guarded(url: string, time = { now: Date.parse('2026-01-01T00:00:00Z') }) {
+function guarded(url: string, time = { now: Date.parse('2026-01-01T00:00:00Z') }, maxResponseBytes?: number) {
   const breaker = createCircuitBreaker({ policy: POLICY, clock: { now: () => time.now } });
-  const runner = createWebhookRunner({ url, timeoutMs: 5_000, hook: 'sync', clock: { now: () => time.now }, circuit: { breaker, endpoint: url } });
+  const runner = createWebhookRunner({ url, timeoutMs: 5_000, hook: 'sync', clock: { now: () => time.now }, circuit: { breaker, endpoint: url }, maxResponseBytes });
   return { breaker, runner, call: () => runner.call({}, new AbortController().signal) };
 }
 
@@ -61,6 +61,18 @@ describe('webhook runner: circuit breaker', () => {
     for (let i = 0; i < 5; i++) await expect(call()).rejects.toThrow(`HTTP ${status}`);
     expect(breaker.state()).toBe('closed');
     expect(hook.calls()).toBe(5);
+  });
+
+  it.each([
+    { what: 'too large', answer: `HTTP/1.1 200 OK\r\nContent-Length: 2048\r\n\r\n"${'x'.repeat(2_046)}"`, error: /exceeds the limit/ },
+    { what: 'cut short', answer: 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"children":', error: /connection closed before the response was complete/ },
+  ])('does not open for an endpoint whose answer is $what: it answered, so it is up', async ({ answer, error }) => {
+    const base = await servers.raw((socket) => {
+      void readRequest(socket).then(() => socket.end(answer));
+    });
+    const { call, breaker } = guarded(`${base}/sync`, undefined, 1_024);
+    for (let i = 0; i < 5; i++) await expect(call()).rejects.toThrow(error);
+    expect(breaker.state()).toBe('closed');
   });
 
   it('sends one probe once the period has passed, and closes when it is answered', async () => {
