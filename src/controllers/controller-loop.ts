@@ -129,7 +129,7 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
     queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
     reconciler: { reconcile },
     onOutcome: (outcome) => {
-      if (outcome.result === 'error') requeue?.failed(outcome.key, outcome.error);
+      requeue?.ended(outcome.key, outcome.result === 'error' ? outcome.error : undefined);
       report(options, outcome, stopping.signal);
     },
   });

@@ -35,4 +35,13 @@ describe('skipped keys', () => {
     skipped.add('a', 'k5');
     expect(skipped.take('a')).toEqual({ keys: ['k5'], all: false });
   });
+
+  it('shows what a breaker skipped without forgetting it', () => {
+    const skipped = createSkippedKeys<string>(1, (k) => k);
+    skipped.add('a', 'k1');
+    skipped.add('a', 'k2');
+    expect(skipped.peek('a')).toEqual({ keys: ['k1'], all: true });
+    expect(skipped.peek('b')).toEqual({ keys: [], all: false });
+    expect(skipped.take('a')).toEqual({ keys: ['k1'], all: true });
+  });
 });

@@ -18,6 +18,8 @@ export interface SkippedKeys<K> {
   add(breaker: string, key: K): void;
   /** Hands over, and forgets, what `breaker` skipped. */
   take(breaker: string): TakenKeys<K>;
+  /** What `breaker` skipped, kept. */
+  peek(breaker: string): TakenKeys<K>;
   /** Keys held now, over all breakers. */
   size(): number;
 }
@@ -48,6 +50,7 @@ export function createSkippedKeys<K>(max: number, id: (key: K) => string): Skipp
       const all = overflowed.delete(breaker);
       return { keys: [...(set?.values() ?? [])], all };
     },
+    peek: (breaker) => ({ keys: [...(sets.get(breaker)?.values() ?? [])], all: overflowed.has(breaker) }),
     size: () => size,
   };
 }
