@@ -12,6 +12,7 @@ function fakeCircuits() {
   const listeners = new Set<CircuitListener>();
   const circuits: HookCircuits = {
     guard: () => undefined,
+    release: () => undefined,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

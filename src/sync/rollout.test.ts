@@ -36,7 +36,8 @@ function portsBehind(guard: CircuitGuard): RollingPorts {
       await new Promise((resolve) => setImmediate(resolve));
       guard.breaker.settle(admission, signal.aborted ? 'unknown' : 'up');
       signal.throwIfAborted();
-      return { children: [] } as CompositeHookResponse;
+      const answer: CompositeHookResponse = { status: {}, children: [], resyncAfterSeconds: 0, finalized: false };
+      return answer;
     },
     writeRevision: () => Promise.resolve(),
   };
