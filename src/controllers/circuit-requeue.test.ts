@@ -116,6 +116,17 @@ describe('circuit requeue', () => {
     expect(queued).toEqual(['ns/a', 'ns/a', 'ns/b', 'ns/c']);
   });
 
+  it('tells a fast failure of a parent already skipped since the breaker opened, until it closes', () => {
+    const { move, requeue, fastFail } = setUp();
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
+    expect(requeue.ended('ns/a', fastFail())).toBe(false);
+    expect(requeue.ended('ns/a', fastFail())).toBe(true);
+    expect(requeue.ended('ns/a', new HookError('HTTP 503'))).toBe(false);
+    move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 9_000 });
+    expect(requeue.ended('ns/a', fastFail())).toBe(false);
+  });
+
   it('keeps the parents of each breaker apart', () => {
     const { move, queued, requeue, fastFail } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });

@@ -36,9 +36,11 @@ export interface CircuitRequeueInput<K> {
 export interface CircuitRequeue<K> {
   /**
    * Told of every sync's end: `error` when it failed. A fast failure at an open breaker is kept for
-   * later; the end of a probe carrier's sync without a probe queues the next carrier.
+   * later; the end of a probe carrier's sync without a probe queues the next carrier. Returns `true`
+   * when the failure is a fast failure of a key this breaker already skipped since it opened: it was
+   * reported then, and reporting it again on every retry would say nothing new.
    */
-  ended(key: K, error?: unknown): void;
+  ended(key: K, error?: unknown): boolean;
   /** Stops listening to the breakers. */
   stop(): void;
 }
@@ -101,9 +103,10 @@ export function startCircuitRequeue<K>(input: CircuitRequeueInput<K>): CircuitRe
       const name = input.keyName(key);
       for (const [endpoint, carrier] of carriers) if (carrier.name === name) carryNext(endpoint, carrier.next);
       const open = circuitOpenIn(error);
-      if (!open) return;
-      if (notClosed.has(open.endpoint)) skipped.add(open.endpoint, key);
-      else input.enqueue(key);
+      if (!open) return false;
+      if (notClosed.has(open.endpoint)) return !skipped.add(open.endpoint, key);
+      input.enqueue(key);
+      return false;
     },
     stop: unsubscribe,
   };
