@@ -54,4 +54,21 @@ describe('rollingAnswer behind a circuit breaker', () => {
     await expect(answered).rejects.toBeInstanceOf(HookCircuitOpenError);
     expect(breaker.state()).toBe('closed');
   });
+
+  it('fails with the first failure, not with the abort it caused in the other revision\'s ask', async () => {
+    const ports: RollingPorts = {
+      ...portsBehind({ breaker: createCircuitBreaker({ policy: { failures: 0, openMs: 1, maxOpenMs: 1 }, clock: { now: () => 0 } }), endpoint: 'http://hook/sync' }),
+      async ask(call, signal) {
+        if ((call.shown?.spec as { template: { image: string } }).template.image === 'v2') {
+          await new Promise((resolve) => setImmediate(resolve));
+          // As the webhook runner says it: the caller's abort, its reason as the cause.
+          if (signal.aborted) throw new Error('sync hook: aborted by the caller', { cause: signal.reason });
+          return { status: {}, children: [], resyncAfterSeconds: 0, finalized: false };
+        }
+        throw new Error('HTTP 500 for the old revision');
+      },
+    };
+    const call = { parent, claimed: [], finalizing: false, selector: { matchLabels: { app: 'web' } } };
+    await expect(rollingAnswer(rolling, ports, call, new AbortController().signal)).rejects.toThrow('HTTP 500 for the old revision');
+  });
 });

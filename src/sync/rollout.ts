@@ -70,11 +70,13 @@ export async function rollingAnswer(rolling: RollingController, ports: RollingPo
 async function askEach(ports: RollingPorts, call: ParentCall, shown: KubeObject[], signal: AbortSignal): Promise<CompositeHookResponse[]> {
   const siblings = new AbortController();
   const asked = AbortSignal.any([signal, siblings.signal]);
-  const settled = await Promise.allSettled(shown.map((parent) => ports.ask({ ...call, shown: parent }, asked).catch((err: unknown) => {
+  // The first failure is the sync's: the siblings it aborted fail after it, for its sake.
+  const failures: unknown[] = [];
+  const answers = await Promise.all(shown.map((parent) => ports.ask({ ...call, shown: parent }, asked).catch((err: unknown) => {
+    failures.push(err);
     if (!(err instanceof HookCircuitOpenError)) siblings.abort(err);
-    throw err;
+    return undefined;
   })));
-  const failed = settled.find((outcome) => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((outcome) => (outcome as PromiseFulfilledResult<CompositeHookResponse>).value);
+  if (failures.length > 0) throw failures[0];
+  return answers as CompositeHookResponse[];
 }
