@@ -44,6 +44,7 @@ describe('runConfig', () => {
     [['--hook-max-concurrency', '-1'], '--hook-max-concurrency: "-1" is not a number ≥ 0'],
     [['--hook-circuit-failures', '1.5'], '--hook-circuit-failures: "1.5" is not a whole number'],
     [['--hook-circuit-open-period', '0s'], '--hook-circuit-open-period: must be more than 0s'],
+    [['--hook-circuit-open-period', '1h1s'], '--hook-circuit-open-period: must be at most 1h'],
     [['--leader-election'], '--leader-election-namespace is required outside a cluster'],
     [['--leader-election', '--leader-election-resource-lock', 'configmaps', '--leader-election-namespace', 'x'], 'use leases'],
     [['--shards', '16'], '--shards: --leader-election-namespace (where the shard Leases live) is required outside a cluster'],

@@ -45,7 +45,7 @@ export const RUN_FLAGS = {
   'max-children-per-parent': ['string', String(DEFAULT_MAX_CHILDREN_PER_PARENT), 'a hook answering more children fails that sync; 0 no limit'],
   'hook-max-concurrency': ['string', '0', 'hook calls one controller may have in flight at once (the others wait their turn); 0 no cap but --workers'],
   'hook-circuit-failures': ['string', String(DEFAULT_CIRCUIT_POLICY.failures), 'calls in a row that find a webhook down (no answer, timeout, 502/503/504) before its circuit opens; 0 never'],
-  'hook-circuit-open-period': ['string', '30s', 'how long an open circuit fails calls fast before one probe call; doubled after each failed probe, up to 10 times'],
+  'hook-circuit-open-period': ['string', '30s', 'how long an open circuit fails calls fast before one probe call (at most 1h); doubled after each failed probe, up to 10 times'],
   'jsonata-processes': ['string', String(DEFAULT_JSONATA_PROCESSES), 'evaluator processes JSONata hooks run in (controllers take turns; with 2 or more, one is kept from runaways)'],
   'jsonata-memory-limit': ['string', String(DEFAULT_JSONATA_MEMORY_MIB), 'V8 heap limit of each evaluator process, in MiB'],
   'shutdown-grace-period': ['string', '20s', 'after SIGTERM, how long syncs in flight may take to stop before loom exits anyway; below the pod\'s terminationGracePeriodSeconds'],
@@ -129,10 +129,14 @@ function sharding(values: Values, replica: ReplicaIdentity): LoomConfig['shardin
   return { namespace, group: get(values, 'leader-election-id'), identity: replica.identity, buckets, leaseDurationMs };
 }
 
-/** `--hook-circuit-failures` and `--hook-circuit-open-period`; the longest open period is 10 times the first. */
+const MAX_CIRCUIT_OPEN_MS = 3_600_000;
+
+/** `--hook-circuit-failures` and `--hook-circuit-open-period` (at most 1h); the longest open period is 10 times the first. */
 function hookCircuit(values: Values): CircuitPolicy {
   const openMs = withFlag('hook-circuit-open-period', () => parseDuration(get(values, 'hook-circuit-open-period')));
   if (openMs <= 0) throw new FlagError('--hook-circuit-open-period: must be more than 0s');
+  // Bounded so the longest period (10 times this) stays far below the 2^31-1 ms a timer can wait.
+  if (openMs > MAX_CIRCUIT_OPEN_MS) throw new FlagError('--hook-circuit-open-period: must be at most 1h');
   return { failures: integer(values, 'hook-circuit-failures', 0), openMs, maxOpenMs: openMs * 10 };
 }
 

@@ -12,6 +12,7 @@ function fakeCircuits() {
   const listeners = new Set<CircuitListener>();
   const circuits: HookCircuits = {
     guard: () => undefined,
+    release: () => undefined,
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -45,9 +46,9 @@ describe('circuit requeue', () => {
   it('queues every parent a breaker skipped when it closes, once', () => {
     const { move, queued, requeue, fastFail } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
-    requeue.failed('ns/a', fastFail());
-    requeue.failed('ns/b', fastFail());
-    requeue.failed('ns/a', fastFail());
+    requeue.ended('ns/a', fastFail());
+    requeue.ended('ns/b', fastFail());
+    requeue.ended('ns/a', fastFail());
     expect(queued).toEqual([]);
     move(ENDPOINT, { from: 'open', to: 'half-open', failures: 3 });
     move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
@@ -57,22 +58,81 @@ describe('circuit requeue', () => {
     expect(queued).toEqual(['ns/a', 'ns/b']);
   });
 
-  it('queues them when the open period ends, so one of them carries the probe', async () => {
+  it('queues one skipped parent when the open period ends, to carry the probe, not all of them', async () => {
     const { clock, move, queued, requeue, fastFail } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
-    requeue.failed('ns/a', fastFail());
+    for (const key of ['ns/a', 'ns/b', 'ns/c']) requeue.ended(key, fastFail());
     await clock.advance(4_999);
     expect(queued).toEqual([]);
     await clock.advance(1);
     expect(queued).toEqual(['ns/a']);
   });
 
+  it('queues the next skipped parent when the carrier\'s sync ended without a probe (deleted, no call needed)', async () => {
+    const { clock, move, queued, requeue, fastFail } = setUp();
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
+    for (const key of ['ns/a', 'ns/b', 'ns/c']) requeue.ended(key, fastFail());
+    await clock.advance(5_000);
+    requeue.ended('ns/other', undefined);
+    expect(queued).toEqual(['ns/a']);
+    requeue.ended('ns/a', undefined);
+    expect(queued).toEqual(['ns/a', 'ns/b']);
+    move(ENDPOINT, { from: 'open', to: 'half-open', failures: 3 });
+    requeue.ended('ns/b', undefined);
+    expect(queued).toEqual(['ns/a', 'ns/b']);
+  });
+
+  it('after a probe that told nothing, waits for the next period before it queues a carrier again', async () => {
+    const { clock, move, queued, requeue, fastFail } = setUp();
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
+    for (const key of ['ns/a', 'ns/b']) requeue.ended(key, fastFail());
+    await clock.advance(5_000);
+    move(ENDPOINT, { from: 'open', to: 'half-open', failures: 3 });
+    move(ENDPOINT, { from: 'half-open', to: 'open', failures: 3, retryAt: 10_000 });
+    requeue.ended('ns/a', undefined);
+    await clock.advance(4_999);
+    expect(queued).toEqual(['ns/a']);
+    await clock.advance(1);
+    expect(queued).toEqual(['ns/a', 'ns/a']);
+  });
+
+  it('takes carriers from every parent of the controller when more were skipped than it keeps', async () => {
+    const { clock, move, queued, requeue, fastFail } = setUp({ keys: ['ns/a', 'ns/b', 'ns/c'], maxKeys: 1 });
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
+    for (const key of ['ns/c', 'ns/b']) requeue.ended(key, fastFail());
+    await clock.advance(5_000);
+    requeue.ended('ns/c', undefined);
+    requeue.ended('ns/a', undefined);
+    expect(queued).toEqual(['ns/c', 'ns/a', 'ns/b']);
+  });
+
+  it('queues every skipped parent again when the breaker closes after a carrier probed, none dropped', async () => {
+    const { clock, move, queued, requeue, fastFail } = setUp();
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
+    for (const key of ['ns/a', 'ns/b', 'ns/c']) requeue.ended(key, fastFail());
+    await clock.advance(5_000);
+    move(ENDPOINT, { from: 'open', to: 'half-open', failures: 3 });
+    move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
+    expect(queued).toEqual(['ns/a', 'ns/a', 'ns/b', 'ns/c']);
+  });
+
+  it('tells a fast failure of a parent already skipped since the breaker opened, until it closes', () => {
+    const { move, requeue, fastFail } = setUp();
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
+    expect(requeue.ended('ns/a', fastFail())).toBe(false);
+    expect(requeue.ended('ns/a', fastFail())).toBe(true);
+    expect(requeue.ended('ns/a', new HookError('HTTP 503'))).toBe(false);
+    move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
+    move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 9_000 });
+    expect(requeue.ended('ns/a', fastFail())).toBe(false);
+  });
+
   it('keeps the parents of each breaker apart', () => {
     const { move, queued, requeue, fastFail } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
     move(OTHER, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
-    requeue.failed('ns/a', fastFail(ENDPOINT));
-    requeue.failed('ns/b', fastFail(OTHER));
+    requeue.ended('ns/a', fastFail(ENDPOINT));
+    requeue.ended('ns/b', fastFail(OTHER));
     move(OTHER, { from: 'half-open', to: 'closed', failures: 3 });
     expect(queued).toEqual(['ns/b']);
   });
@@ -81,14 +141,14 @@ describe('circuit requeue', () => {
     const { move, queued, requeue, fastFail } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
     move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
-    requeue.failed('ns/late', fastFail());
+    requeue.ended('ns/late', fastFail());
     expect(queued).toEqual(['ns/late']);
   });
 
   it('ignores failures that are not a breaker failing fast', () => {
     const { move, queued, requeue } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
-    requeue.failed('ns/a', new HookError('HTTP 503'));
+    requeue.ended('ns/a', new HookError('HTTP 503'));
     move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
     expect(queued).toEqual([]);
   });
@@ -96,7 +156,7 @@ describe('circuit requeue', () => {
   it('queues every parent of the controller when more were skipped than it keeps', () => {
     const { move, queued, requeue, fastFail } = setUp({ keys: ['ns/a', 'ns/b', 'ns/c', 'ns/d'], maxKeys: 2 });
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
-    for (const key of ['ns/a', 'ns/b', 'ns/c']) requeue.failed(key, fastFail());
+    for (const key of ['ns/a', 'ns/b', 'ns/c']) requeue.ended(key, fastFail());
     move(ENDPOINT, { from: 'half-open', to: 'closed', failures: 3 });
     expect(queued).toEqual(['ns/a', 'ns/b', 'ns/c', 'ns/d']);
   });
@@ -104,7 +164,7 @@ describe('circuit requeue', () => {
   it('stops listening when stopped, and the controller stop ends its waits', async () => {
     const { clock, move, queued, requeue, stop, listeners, fastFail } = setUp();
     move(ENDPOINT, { from: 'closed', to: 'open', failures: 3, retryAt: 5_000 });
-    requeue.failed('ns/a', fastFail());
+    requeue.ended('ns/a', fastFail());
     requeue.stop();
     stop.abort();
     await settle();

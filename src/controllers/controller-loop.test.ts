@@ -11,9 +11,11 @@ import { NO_TRACING, WorkQueue, type ReconcileResult } from '../engine/index.ts'
 import { manualClock, settle } from '../engine/manual-clock.test-support.ts';
 import { PlanStoppedError } from '../apply/index.ts';
 import { rootLogger } from '../cli/root-logger.ts';
+import { HookCircuitOpenError } from '../hooks/index.ts';
 import { KubeApiError } from '../kube/index.ts';
 import { StaleSyncError } from '../sync/stale-writes.ts';
 import { runControllerLoop, stopTogether } from './controller-loop.ts';
+import type { CircuitListener, HookCircuits } from './hook-circuits.ts';
 import type { Host } from './host.ts';
 
 const object = (key: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: key, namespace: 'ns' } });
@@ -37,7 +39,7 @@ interface LogLine {
   err?: { message: string; type: string };
 }
 
-function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: { resyncPeriodMs?: number; logger?: Logger } = {}) {
+function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: { resyncPeriodMs?: number; logger?: Logger; circuits?: HookCircuits } = {}) {
   const clock = manualClock();
   const logged: string[] = [];
   const logger = options.logger ?? pino({ level: 'info' }, { write: (line: string) => void logged.push((JSON.parse(line) as { msg: string }).msg) });
@@ -60,6 +62,7 @@ function loopOf(reconcile: (key: string) => Promise<ReconcileResult>, options: {
     objectOf: object,
     resyncPeriodMs: options.resyncPeriodMs,
     release: () => (released = true),
+    circuits: options.circuits,
   });
   return { clock, queue, events, results, calls, running, logged, released: () => released };
 }
@@ -71,6 +74,21 @@ describe('runControllerLoop', () => {
     await settle();
     expect(loop.events).toEqual(['a SyncError: Sync error: sync hook failed: connect ECONNREFUSED']);
     expect(loop.results).toEqual(['error']);
+    await loop.running.stop();
+  });
+
+  it('records one SyncError event for a parent failed fast again and again while a circuit breaker stays open', async () => {
+    const listeners = new Set<CircuitListener>();
+    const circuits: HookCircuits = { guard: () => undefined, release: () => undefined, subscribe: (listener) => (listeners.add(listener), () => listeners.delete(listener)) };
+    const loop = loopOf(() => Promise.reject(new HookCircuitOpenError('sync hook: circuit open', 'http://hook/sync', 60_000)), { circuits });
+    for (const listener of listeners) listener('http://hook/sync', { from: 'closed', to: 'open', failures: 5, retryAt: 60_000 });
+    loop.queue.add('a');
+    await settle();
+    loop.queue.add('a');
+    await settle();
+    expect(loop.calls).toEqual(['a', 'a']);
+    expect(loop.events).toEqual(['a SyncError: Sync error: sync hook: circuit open']);
+    expect(loop.results).toEqual(['error', 'error']);
     await loop.running.stop();
   });
 

@@ -129,8 +129,8 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
     queue, workers: host.settings.workers, signal: stopping.signal, clock: host.clock,
     reconciler: { reconcile },
     onOutcome: (outcome) => {
-      if (outcome.result === 'error') requeue?.failed(outcome.key, outcome.error);
-      report(options, outcome, stopping.signal);
+      const repeated = requeue?.ended(outcome.key, outcome.result === 'error' ? outcome.error : undefined) ?? false;
+      report(options, outcome, stopping.signal, repeated);
     },
   });
   const resync = Promise.all([
@@ -178,14 +178,15 @@ function quietRetries(err: unknown): never {
 /**
  * Metrics for every reconcile; a line for a sync stopped as stale ({@link reportStale}); a single
  * log line and a `SyncError` event on the object for each failure — except a sync cut short because the controller is stopping (a restart, a shutdown), which is not the
- * object's fault.
+ * object's fault, and a sync `repeated`ly failed fast by a circuit breaker that has stayed open since it was reported.
  */
-function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal): void {
+function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<K>, stopping: AbortSignal, repeated: boolean): void {
   options.host.metrics.reconciled(options.labels, outcome.result, outcome.durationMs / 1000);
   if (outcome.error instanceof StaleSyncError) reportStale(options, outcome.key, outcome.error, stopping);
   if (outcome.result !== 'error' && outcome.result !== 'terminal') return;
-  if (stopping.aborted) {
-    options.logger.debug({ key: options.keyName(outcome.key), err: outcome.error }, 'sync cut short by the controller stopping');
+  if (stopping.aborted || repeated) {
+    const why = stopping.aborted ? 'sync cut short by the controller stopping' : 'sync failed fast again: the circuit breaker is still open';
+    options.logger.debug({ key: options.keyName(outcome.key), err: outcome.error }, why);
     return;
   }
   // One line per failed sync, so one per step of the key's backoff; the error (its causes, its stack)

@@ -19,6 +19,8 @@ export interface HookCircuits {
   guard(url: string): CircuitGuard | undefined;
   /** Adds a listener; returns its removal. */
   subscribe(listener: CircuitListener): () => void;
+  /** Forgets the breakers and removes their metric series (the controller has stopped, or failed to start). Idempotent. */
+  release(): void;
 }
 
 /** A breaker whose refusals are counted. */
@@ -55,6 +57,7 @@ function report(reports: CircuitReports, endpoint: string, observe: ReturnType<M
 /** The breakers of the controller `controller`, under `policy` (breakers are off when its `failures` is 0). */
 export function createHookCircuits(host: Pick<Host, 'metrics' | 'clock' | 'logger'>, controller: ControllerLabels, policy: CircuitPolicy): HookCircuits {
   const guards = new Map<string, CircuitGuard>();
+  const observers: ReturnType<Metrics['circuitObserver']>[] = [];
   const reports: CircuitReports = { metrics: host.metrics, logger: host.logger, controller, listeners: new Set() };
   return {
     guard(url) {
@@ -63,6 +66,7 @@ export function createHookCircuits(host: Pick<Host, 'metrics' | 'clock' | 'logge
       let guard = guards.get(endpoint);
       if (!guard) {
         const observe = host.metrics.circuitObserver(controller, endpoint);
+        observers.push(observe);
         const breaker = createCircuitBreaker({ policy, clock: host.clock, onTransition: report(reports, endpoint, observe) });
         guard = { breaker: counted(breaker, () => observe.refused()), endpoint };
         guards.set(endpoint, guard);
@@ -72,6 +76,10 @@ export function createHookCircuits(host: Pick<Host, 'metrics' | 'clock' | 'logge
     subscribe(listener) {
       reports.listeners.add(listener);
       return () => reports.listeners.delete(listener);
+    },
+    release() {
+      for (const observe of observers.splice(0)) observe.remove();
+      guards.clear();
     },
   };
 }

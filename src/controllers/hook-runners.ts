@@ -168,6 +168,7 @@ export async function controllerRunners(host: Host, input: ControllerHooksInput,
   const built: ManagedHookRunner[] = [];
   const release = () => {
     for (const runner of built) runner.release();
+    circuits.release();
   };
   const build = async (hook: 'sync' | 'finalize' | 'customize') => {
     const spec = input.hooks[hook];

@@ -35,4 +35,14 @@ describe('skipped keys', () => {
     skipped.add('a', 'k5');
     expect(skipped.take('a')).toEqual({ keys: ['k5'], all: false });
   });
+
+  it('shows what a breaker skipped without forgetting it, and tells a key added again', () => {
+    const skipped = createSkippedKeys<string>(1, (k) => k);
+    expect(skipped.add('a', 'k1')).toBe(true);
+    expect(skipped.add('a', 'k1')).toBe(false);
+    expect(skipped.add('a', 'k2')).toBe(true);
+    expect(skipped.peek('a')).toEqual({ keys: ['k1'], all: true });
+    expect(skipped.peek('b')).toEqual({ keys: [], all: false });
+    expect(skipped.take('a')).toEqual({ keys: ['k1'], all: true });
+  });
 });

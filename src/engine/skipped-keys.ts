@@ -14,10 +14,12 @@ export interface TakenKeys<K> {
 
 /** The skipped keys of one controller, by breaker. */
 export interface SkippedKeys<K> {
-  /** Remembers `key` as skipped by breaker `breaker`. */
-  add(breaker: string, key: K): void;
+  /** Remembers `key` as skipped by breaker `breaker`; `false` when it was already held. */
+  add(breaker: string, key: K): boolean;
   /** Hands over, and forgets, what `breaker` skipped. */
   take(breaker: string): TakenKeys<K>;
+  /** What `breaker` skipped, kept. */
+  peek(breaker: string): TakenKeys<K>;
   /** Keys held now, over all breakers. */
   size(): number;
 }
@@ -29,17 +31,19 @@ export function createSkippedKeys<K>(max: number, id: (key: K) => string): Skipp
   let size = 0;
   return {
     add(breaker, key) {
-      if (overflowed.has(breaker)) return;
       const set = sets.get(breaker) ?? new Map<string, K>();
       const name = id(key);
-      if (set.has(name)) return;
+      if (set.has(name)) return false;
+      // Past the bound a key cannot be told from one seen before: count it as new.
+      if (overflowed.has(breaker)) return true;
       if (size >= max) {
         overflowed.add(breaker);
-        return;
+        return true;
       }
       set.set(name, key);
       sets.set(breaker, set);
       size++;
+      return true;
     },
     take(breaker) {
       const set = sets.get(breaker);
@@ -48,6 +52,7 @@ export function createSkippedKeys<K>(max: number, id: (key: K) => string): Skipp
       const all = overflowed.delete(breaker);
       return { keys: [...(set?.values() ?? [])], all };
     },
+    peek: (breaker) => ({ keys: [...(sets.get(breaker)?.values() ?? [])], all: overflowed.has(breaker) }),
     size: () => size,
   };
 }

@@ -69,12 +69,14 @@ describe('circuit breaker', () => {
     expect(retries).toEqual([2_000, 3_000, 3_000]);
   });
 
-  it('lets the next call probe at once when the probe told nothing (aborted, never sent)', () => {
-    const { b, time, call } = breaker();
+  it('opens again for the same period, neither shorter nor longer, when the probe told nothing (aborted, never sent)', () => {
+    const { b, time, call, transitions } = breaker();
     for (let i = 0; i < 3; i++) call('down');
     time.now = 11_000;
     expect(call('unknown')).toBe(true);
-    expect(b.state()).toBe('open');
+    expect(transitions.at(-1)).toEqual({ from: 'half-open', to: 'open', failures: 3, retryAt: 12_000 });
+    expect(b.admit()).toMatchObject({ admitted: false, retryAt: 12_000, probing: false });
+    time.now = 12_000;
     expect(b.admit()).toEqual({ admitted: true, probe: true });
   });
 

@@ -2,7 +2,8 @@
  * A circuit breaker for one webhook endpoint (docs/hook-protocol.md, "Circuit breaker"): after
  * `failures` calls in a row that found the endpoint down (no answer, a timeout, 502/503/504), it opens for
  * `openMs`; the first call after that is the one probe (half-open) while every other call fails fast;
- * the probe's success closes it, its failure opens it again for twice as long (up to `maxOpenMs`).
+ * the probe's success closes it, its failure opens it again for twice as long (up to `maxOpenMs`), and a
+ * probe that told nothing opens it again for the same period.
  * Pure: time comes from the injected clock, and what happens on a transition is the caller's business.
  */
 
@@ -96,9 +97,9 @@ export function createCircuitBreaker({ policy, clock, onTransition }: CircuitBre
       periodMs = Math.min(periodMs * 2, policy.maxOpenMs);
       open();
     } else {
-      // The probe told nothing: the next call probes again, at once.
-      retryAt = clock.now();
-      move('open');
+      // The probe told nothing (aborted, never sent): another waits out the same period. Probing again at
+      // once would turn a failure that repeats without a call (a credential it cannot read) into a hot loop.
+      open();
     }
   };
   return {

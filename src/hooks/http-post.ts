@@ -38,6 +38,8 @@ export interface HttpPostOptions {
   headers?: Readonly<Record<string, string>> | undefined;
   /** For an `https:` URL: the agent holding a custom CA and client certificate; default agent otherwise. */
   agent?: HttpsAgent | undefined;
+  /** Told the status as soon as the status line is read, before the body: a body that fails still came from a server that answered. */
+  onStatus?: ((status: number) => void) | undefined;
 }
 
 const FRAMING_HEADERS = new Set(['content-type', 'content-length', 'transfer-encoding']);
@@ -84,7 +86,7 @@ function readBody(res: IncomingMessage, limit: number): Promise<Buffer> {
  * connection errors (TLS ones included), an oversize or truncated response, and abort. Uses `agent`
  * for https when given, else the default agent (keep-alive).
  */
-export async function httpPost({ url, body, signal, maxResponseBytes, headers, agent }: HttpPostOptions): Promise<HttpResponse> {
+export async function httpPost({ url, body, signal, maxResponseBytes, headers, agent, onStatus }: HttpPostOptions): Promise<HttpResponse> {
   signal.throwIfAborted();
   const { promise, resolve, reject } = Promise.withResolvers<HttpResponse>();
   const https = url.protocol === 'https:';
@@ -99,6 +101,7 @@ export async function httpPost({ url, body, signal, maxResponseBytes, headers, a
   signal.addEventListener('abort', onAbort, { once: true });
   req.on('error', fail);
   req.on('response', (res) => {
+    onStatus?.(res.statusCode ?? 0);
     readBody(res, maxResponseBytes).then(
       (data) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: data }),
       fail,

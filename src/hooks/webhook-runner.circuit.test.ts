@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCircuitBreaker } from './circuit-breaker.ts';
 import { HookCircuitOpenError, HookError } from './hook-error.ts';
-import { closedPort, hookServers } from './hook-server.test-support.ts';
+import { closedPort, hookServers, readRequest } from './hook-server.test-support.ts';
 import { createWebhookRunner } from './webhook-runner.ts';
 
 const servers = hookServers();
@@ -10,9 +10,9 @@ afterEach(() => servers.closeAll());
 const POLICY = { failures: 3, openMs: 60_000, maxOpenMs: 60_000 };
 
 /** A runner of `url` behind a fresh breaker, and the breaker. */
-function guarded(url: string, time = { now: Date.parse('2026-01-01T00:00:00Z') }) {
+function guarded(url: string, time = { now: Date.parse('2026-01-01T00:00:00Z') }, maxResponseBytes?: number) {
   const breaker = createCircuitBreaker({ policy: POLICY, clock: { now: () => time.now } });
-  const runner = createWebhookRunner({ url, timeoutMs: 5_000, hook: 'sync', clock: { now: () => time.now }, circuit: { breaker, endpoint: url } });
+  const runner = createWebhookRunner({ url, timeoutMs: 5_000, hook: 'sync', clock: { now: () => time.now }, circuit: { breaker, endpoint: url }, maxResponseBytes });
   return { breaker, runner, call: () => runner.call({}, new AbortController().signal) };
 }
 
@@ -63,6 +63,18 @@ describe('webhook runner: circuit breaker', () => {
     expect(hook.calls()).toBe(5);
   });
 
+  it.each([
+    { what: 'too large', answer: `HTTP/1.1 200 OK\r\nContent-Length: 2048\r\n\r\n"${'x'.repeat(2_046)}"`, error: /exceeds the limit/ },
+    { what: 'cut short', answer: 'HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"children":', error: /connection closed before the response was complete/ },
+  ])('does not open for an endpoint whose answer is $what: it answered, so it is up', async ({ answer, error }) => {
+    const base = await servers.raw((socket) => {
+      void readRequest(socket).then(() => socket.end(answer));
+    });
+    const { call, breaker } = guarded(`${base}/sync`, undefined, 1_024);
+    for (let i = 0; i < 5; i++) await expect(call()).rejects.toThrow(error);
+    expect(breaker.state()).toBe('closed');
+  });
+
   it('sends one probe once the period has passed, and closes when it is answered', async () => {
     let status = 503;
     const base = await servers.fastify((app) => {
@@ -77,7 +89,7 @@ describe('webhook runner: circuit breaker', () => {
     expect(breaker.state()).toBe('closed');
   });
 
-  it('lets the caller abort a probe without counting it', async () => {
+  it('lets the caller abort a probe without counting it: the next probe waits the same period', async () => {
     const hook = await answering(503);
     const time = { now: 0 };
     const { runner, breaker } = guarded(hook.url, time);
@@ -85,6 +97,8 @@ describe('webhook runner: circuit breaker', () => {
     time.now = 60_000;
     await expect(runner.call({}, AbortSignal.abort())).rejects.toThrow(/aborted by the caller/);
     expect(breaker.state()).toBe('open');
+    expect(breaker.admit()).toMatchObject({ admitted: false, failures: 3, retryAt: 120_000 });
+    time.now = 120_000;
     expect(breaker.admit()).toEqual({ admitted: true, probe: true });
   });
 });

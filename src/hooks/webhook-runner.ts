@@ -163,7 +163,7 @@ interface Exchange {
   prepared: PreparedRequest;
   /** The cached answer whose ETag this request sends as `If-None-Match`. */
   cached: ETagEntry | undefined;
-  /** Told how the request ended (the observer's `code`), for the circuit breaker. */
+  /** Told how the request ended, for the circuit breaker: the status when one was read (even if the body then failed), else the observer's `code`. */
   ended(code: string): void;
 }
 
@@ -173,9 +173,12 @@ async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSigna
   config.observer?.requestStarted();
   const started = config.clock.now();
   let code: string | undefined;
+  // The status line alone says the server answered, even when its body then fails (too large, cut short).
+  let status: string | undefined;
   try {
     const response = await httpPost({
       url: config.url, body: sent.body, signal: signals.any, maxResponseBytes: config.maxResponseBytes, headers, agent: sent.prepared.agent,
+      onStatus: (answered) => (status = String(answered)),
     });
     code = String(response.status);
     return response;
@@ -183,7 +186,7 @@ async function exchange(config: RunnerConfig, sent: Exchange, signals: CallSigna
     throw transportFailure(config, cause, signals);
   } finally {
     const ended = code ?? noResponseCode(signals);
-    sent.ended(ended);
+    sent.ended(status ?? ended);
     config.observer?.requestFinished({ code: ended, durationSeconds: (config.clock.now() - started) / 1000 });
   }
 }

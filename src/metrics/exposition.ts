@@ -54,6 +54,14 @@ abstract class Metric<N extends string, S extends Series> {
     this.series.clear();
   }
 
+  /** Drops every series whose labels include all of `labels` (a metric's other labels may take any value). */
+  remove(labels: Partial<Labels<N>>): void {
+    const wanted = Object.entries(labels) as [N, string][];
+    for (const [key, series] of this.series) {
+      if (wanted.every(([name, value]) => series.values[this.labelNames.indexOf(name)] === value)) this.series.delete(key);
+    }
+  }
+
   /** The current samples, after the metric's collect hook (if any) has run. */
   async samples(): Promise<Sample[]> {
     await this.collect?.();

@@ -135,4 +135,19 @@ describe('circuit breaker metrics', () => {
     expect(await metrics.registry.metrics()).not.toContain('s3cret');
     metrics.close();
   });
+
+  it('drops the series of a removed breaker, and only those', async () => {
+    const metrics = createMetrics();
+    const gone = metrics.circuitObserver(controller, 'https://hook/sync');
+    const kept = metrics.circuitObserver(controller, 'https://other/sync');
+    gone.changed('open');
+    gone.refused();
+    kept.changed('open');
+    gone.remove();
+    const text = await metrics.registry.metrics();
+    expect(text).not.toContain('url="https://hook/sync"');
+    expect(text).toContain('loom_hook_circuit_open{controller="web",controller_type="CompositeController",url="https://other/sync"} 1');
+    expect(text).toContain('loom_hook_circuit_transitions_total{controller="web",controller_type="CompositeController",url="https://other/sync",to="open"} 1');
+    metrics.close();
+  });
 });

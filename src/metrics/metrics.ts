@@ -51,6 +51,8 @@ export interface CircuitObserver {
   changed(to: string): void;
   /** A call failed fast. */
   refused(): void;
+  /** Drops the breaker's series (its controller has stopped). */
+  remove(): void;
 }
 
 type HookName = 'sync' | 'finalize' | 'customize';
@@ -70,6 +72,9 @@ function circuitMetrics(registry: Registry): (controller: ControllerLabels, url:
         transitions.inc({ ...labels, to });
       },
       refused: () => rejected.inc(labels),
+      remove() {
+        for (const metric of [open, transitions, rejected]) metric.remove(labels);
+      },
     };
   };
 }

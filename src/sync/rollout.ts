@@ -7,6 +7,7 @@
  */
 import { groupOf, matchesSelector, type CompositeController, type CompositeHookResponse, type ControllerRevision, type KubeObject, type LabelSelector } from '../api/index.ts';
 import { planRollout, revisionSelector, revisionSet, type RevisionChildRef, type RevisionWrite, type RolloutInput } from '../core/index.ts';
+import { HookCircuitOpenError } from '../hooks/index.ts';
 import type { ParentCall } from './composite-ports.ts';
 
 /** What a rolling answer reads and writes: the revisions' part of a sync's ports. */
@@ -48,13 +49,8 @@ export async function rollingAnswer(rolling: RollingController, ports: RollingPo
     throw new Error(`the ControllerRevision for this parent would not match the parent's selector (its labels come from spec.template.metadata.labels): `
       + 'give the template the selector\'s labels, or use generateSelector');
   }
-  // One failed call fails the sync: the others are aborted rather than left running into the next one.
-  const siblings = new AbortController();
-  const ask = (shown: KubeObject) => ports.ask({ ...call, shown }, AbortSignal.any([signal, siblings.signal])).catch((err: unknown) => {
-    siblings.abort(err);
-    throw err;
-  });
-  const [latest, ...historic] = await Promise.all([set.latest, ...set.historic].map((revision) => ask(revision.parent)));
+  const asked = await askEach(ports, call, [set.latest, ...set.historic].map((revision) => revision.parent), signal);
+  const [latest, ...historic] = asked;
   const plan = planRollout({
     revisions: set, responses: { latest: latest!, historic }, observed: call.claimed,
     strategyFor: rolling.strategyFor,
@@ -63,4 +59,24 @@ export async function rollingAnswer(rolling: RollingController, ports: RollingPo
   });
   for (const write of plan.revisionWrites) await ports.writeRevision(write, call.parent.metadata.namespace);
   return { response: plan.response, moved: plan.moved };
+}
+
+/**
+ * The hook's answers for each of `shown`, asked at once. One failed call fails the sync, and the others
+ * are aborted rather than left running into the next one — except for a call failed fast by an open
+ * circuit breaker: a sibling may be the breaker's one half-open probe, and aborting it would make the
+ * probe tell nothing, so the breaker could never close. Every call has ended when this returns.
+ */
+async function askEach(ports: RollingPorts, call: ParentCall, shown: KubeObject[], signal: AbortSignal): Promise<CompositeHookResponse[]> {
+  const siblings = new AbortController();
+  const asked = AbortSignal.any([signal, siblings.signal]);
+  // The first failure is the sync's: the siblings it aborted fail after it, for its sake.
+  const failures: unknown[] = [];
+  const answers = await Promise.all(shown.map((parent) => ports.ask({ ...call, shown: parent }, asked).catch((err: unknown) => {
+    failures.push(err);
+    if (!(err instanceof HookCircuitOpenError)) siblings.abort(err);
+    return undefined;
+  })));
+  if (failures.length > 0) throw failures[0];
+  return answers as CompositeHookResponse[];
 }
