@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { KubeApiError } from './kube-api-error.ts';
 import { bodyOf, boundedLines, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './response-body.ts';
+import { resendOnceIfRefused } from './refused-credentials.ts';
 import { defaultUserAgent } from './user-agent.ts';
 
 // Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
@@ -33,6 +34,11 @@ export interface RestRequest {
   signal?: AbortSignal | undefined;
   /** Whose request this is, for a fair share of the client rate limit (`throttle`); absent: the host's. */
   tenant?: string | undefined;
+  /**
+   * A second signal the request is given up on, long-lived (a controller's lifetime): followed by a
+   * listener removed as soon as the request is done, so none piles up on it.
+   */
+  stop?: AbortSignal | undefined;
 }
 
 /** One event of a watch stream. */
@@ -126,20 +132,6 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
   throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
 }
 
-/**
- * `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}) and, with
- * `stop`, given up when `stop` aborts: a stopped controller's requests still waiting for the rate limit
- * leave the line at once, taking no slot, and those in flight are abandoned.
- */
-export function withTenant(client: RestClient, tenant: string, stop?: AbortSignal): RestClient {
-  const signalOf = (own: AbortSignal | undefined): AbortSignal | undefined => (own && stop ? AbortSignal.any([own, stop]) : own ?? stop);
-  return {
-    server: client.server,
-    request: (req) => client.request({ ...req, tenant, signal: signalOf(req.signal) }),
-    watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished),
-  };
-}
-
 /** The TLS settings an agent is built with; new ones mean a new agent. */
 type TlsMaterial = Pick<HttpsRequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
@@ -201,22 +193,25 @@ function agentPool(secure: boolean, proxyUrl: string | undefined): { for(opts: T
 const REQUEST_TIMEOUT_MS = 60_000;
 
 /**
- * A signal that aborts after {@link REQUEST_TIMEOUT_MS}, or when `outer` does. `release` drops its
- * timer and its listener on `outer` as soon as the request is done: `AbortSignal.timeout` combined by
- * `AbortSignal.any` would keep both, and what they hold, for the full minute, which at hundreds of
- * requests a second is tens of thousands of live timers.
+ * A signal that aborts after {@link REQUEST_TIMEOUT_MS}, or when one of `outers` does. `release` drops
+ * its timer and its listeners on `outers` as soon as the request is done: `AbortSignal.timeout`
+ * combined by `AbortSignal.any` would keep both, and what they hold, for the full minute (and on a
+ * long-lived outer signal, for as long as it lives), which at hundreds of requests a second is tens of
+ * thousands of live timers.
  */
-function boundedSignal(outer: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
+function boundedSignal(outers: readonly (AbortSignal | undefined)[]): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`, 'TimeoutError')), REQUEST_TIMEOUT_MS);
-  const follow = (): void => controller.abort(outer?.reason);
-  if (outer?.aborted) follow();
-  else outer?.addEventListener('abort', follow, { once: true });
+  const followed = outers.filter((outer) => outer !== undefined);
+  const follow = (event: Event): void => controller.abort((event.target as AbortSignal).reason);
+  const aborted = followed.find((outer) => outer.aborted);
+  if (aborted) controller.abort(aborted.reason);
+  else for (const outer of followed) outer.addEventListener('abort', follow, { once: true });
   return {
     signal: controller.signal,
     release() {
       clearTimeout(timer);
-      outer?.removeEventListener('abort', follow);
+      for (const outer of followed) outer.removeEventListener('abort', follow);
     },
   };
 }
@@ -264,18 +259,15 @@ export function createRestClient(options: RestClientOptions): RestClient {
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, 'Accept-Encoding': 'gzip', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const path = `${req.path}${queryString(req.query)}`;
-    const [opts, applied] = await optionsFor(req.method, path, allHeaders);
-    const res = await exchange(req, opts, body);
-    // Refused credentials that can be got afresh (an exec plugin's) are, and the request goes once
-    // more, without a second wait for the rate limit: it already had its turn.
-    if (res.statusCode !== 401 || !kubeConfig.credentialsRefused?.(applied)) return res;
-    res.resume();
-    return exchange(req, (await optionsFor(req.method, path, allHeaders))[0], body);
+    return resendOnceIfRefused(async () => {
+      const [opts, applied] = await optionsFor(req.method, path, allHeaders);
+      return { response: await exchange(req, opts, body), applied };
+    }, kubeConfig.credentialsRefused?.bind(kubeConfig));
   };
 
   const request = async <T>(req: RestRequest): Promise<T> => {
     // Every call is bounded: a request the server never answers must not hold a worker forever.
-    const bounded = boundedSignal(req.signal);
+    const bounded = boundedSignal([req.signal, req.stop]);
     let res: IncomingMessage;
     let text: string;
     try {
