@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { KubeApiError } from './kube-api-error.ts';
 import { bodyOf, boundedLines, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './response-body.ts';
+import { boundedSignal } from './bounded-signal.ts';
 import { resendOnceIfRefused } from './refused-credentials.ts';
 import { defaultUserAgent } from './user-agent.ts';
 
@@ -47,8 +48,11 @@ export interface WatchEvent {
   object: { metadata?: { resourceVersion?: string } } & Record<string, unknown>;
 }
 
-/** Called after every answer; feeds request metrics and the tests that count writes. */
-export type RequestObserver = (info: { method: string; path: string; status: number }) => void;
+/**
+ * Called after every answer; feeds request metrics and the tests that count writes. `contentEncoding`
+ * is how the answer came (`gzip` when the API server compressed it), before loom decompressed it.
+ */
+export type RequestObserver = (info: { method: string; path: string; status: number; contentEncoding?: string | undefined }) => void;
 
 /** A connection to one API server. */
 export interface RestClient {
@@ -189,33 +193,6 @@ function agentPool(secure: boolean, proxyUrl: string | undefined): { for(opts: T
   };
 }
 
-/** Upper bound of one non-watch request, body included. */
-const REQUEST_TIMEOUT_MS = 60_000;
-
-/**
- * A signal that aborts after {@link REQUEST_TIMEOUT_MS}, or when one of `outers` does. `release` drops
- * its timer and its listeners on `outers` as soon as the request is done: `AbortSignal.timeout`
- * combined by `AbortSignal.any` would keep both, and what they hold, for the full minute (and on a
- * long-lived outer signal, for as long as it lives), which at hundreds of requests a second is tens of
- * thousands of live timers.
- */
-function boundedSignal(outers: readonly (AbortSignal | undefined)[]): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`, 'TimeoutError')), REQUEST_TIMEOUT_MS);
-  const followed = outers.filter((outer) => outer !== undefined);
-  const follow = (event: Event): void => controller.abort((event.target as AbortSignal).reason);
-  const aborted = followed.find((outer) => outer.aborted);
-  if (aborted) controller.abort(aborted.reason);
-  else for (const outer of followed) outer.addEventListener('abort', follow, { once: true });
-  return {
-    signal: controller.signal,
-    release() {
-      clearTimeout(timer);
-      for (const outer of followed) outer.removeEventListener('abort', follow);
-    },
-  };
-}
-
 /** Creates a client for the kubeconfig's current context. */
 export function createRestClient(options: RestClientOptions): RestClient {
   const { kubeConfig, throttle, observe } = options;
@@ -277,7 +254,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
       bounded.release();
     }
     const status = res.statusCode ?? 0;
-    observe?.({ method: req.method, path: req.path, status });
+    observe?.({ method: req.method, path: req.path, status, contentEncoding: res.headers['content-encoding'] });
     if (status < 200 || status >= 300) throw apiError(status, text, res.headers['retry-after']);
     return (text ? JSON.parse(text) : undefined) as T;
   };
