@@ -129,7 +129,7 @@ function parentObject(name: string, namespace: string): object {
  */
 async function measureFloor({ writer, kubeconfigPath, names }: Bench): Promise<number> {
   const throttle = createFairThrottle({ clock: systemClock, limiter: new TokenBucket({ clock: systemClock, qps: QPS, burst: BURST }) });
-  const limited = await writerFromDiscovery(createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath }), throttle: (tenant) => throttle.wait(tenant ?? 'floor') }));
+  const limited = await writerFromDiscovery(createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath }), throttle: (tenant) => throttle.wait(tenant ?? 'floor') }), 'loom-bench');
   const started = systemClock.now();
   await inBatches(names, WORKERS, async (name) => {
     const parent = await writer.create(parentObject(name, 'floor') as never);
@@ -359,7 +359,7 @@ const hook = await startWebhook();
 try {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: plane.kubeconfigPath }) });
   const bench: Bench = {
-    kubeconfigPath: plane.kubeconfigPath, client, writer: await writerFromDiscovery(client), names: Array.from({ length: parents }, (_, i) => `p${i}`),
+    kubeconfigPath: plane.kubeconfigPath, client, writer: await writerFromDiscovery(client, 'loom-bench'), names: Array.from({ length: parents }, (_, i) => `p${i}`),
     hookUrl: hook.url, hookCalls: hook.calls,
   };
   // The floor goes last: its objects would otherwise sit in the caches of the looms measured after it.

@@ -101,7 +101,7 @@ const flood = await startFloodHook();
 const stop = new AbortController();
 try {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: plane.kubeconfigPath }) });
-  const writer = await writerFromDiscovery(client);
+  const writer = await writerFromDiscovery(client, 'loom-bench');
   for (const ns of ['healthy', 'hostile']) await writer.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   const loom = await runLoom({
     config: {

@@ -208,7 +208,7 @@ function printSummary(results: RoundResult[]): void {
 
 /** Starts loom on the plane, converges the parents, then runs the change rounds. */
 async function runBench(kubeconfig: string): Promise<void> {
-  const writer = await writerFromDiscovery(createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfig }) }));
+  const writer = await writerFromDiscovery(createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfig }) }), 'loom-bench');
   await writer.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   for (let g = 0; g < GROUPS; g++) await applyConfigMap(writer, g, { round: '0' });
   const hooks = await startHooks();

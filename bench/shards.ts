@@ -151,7 +151,7 @@ const plane = await startControlPlane({
 const hook = await startHook();
 try {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: plane.kubeconfigPath }) });
-  const writer = await writerFromDiscovery(client);
+  const writer = await writerFromDiscovery(client, 'loom-bench');
   await writer.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEASES_NAMESPACE } });
   const ctx = { entry: 'dist/src/cli/bin.js', kubeconfig: plane.kubeconfigPath, client, writer, hookUrl: hook.url };
   const lines: string[] = [];

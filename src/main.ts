@@ -5,13 +5,13 @@
 import type { Logger } from 'pino';
 import type { LabelSelector } from './api/index.ts';
 import {
-  acquireLeadership, eventDropReport, eventFilter, holdLeadership, releaseLeadership, requestBudgets, runMetaController, runShardMember, SHARD_GROUP_LABEL, shardScope, tracedWriter,
+  acquireLeadership, eventDropReport, eventFilter, holdLeadership, releaseLeadership, requestBudgets, runMetaController, runShardMember, SHARD_GROUP_LABEL, shardScope, tenantWriters,
   type Host, type HostSettings, type Lease,
 } from './controllers/index.ts';
 import { withoutManagedFieldsUnlessTakenOver } from './core/index.ts';
 import { NO_TRACING, systemClock, type Clock } from './engine/index.ts';
 import {
-  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer, withTenant,
+  createEventRecorder, createInformerRegistry, createObjectWriter, createRestClient, discover, loadKubeConfig, stringSharer,
   type DiscoverySnapshot, type KubeEnvironment, type ObjectWriter, type RequestObserver, type RestClient,
 } from './kube/index.ts';
 import { metricsRoutes, probeRoutes, serveUntil } from './server/http-servers.ts';
@@ -140,10 +140,7 @@ async function start(options: RunLoomOptions, signal: AbortSignal): Promise<Runn
     },
     ...discovery, informers, metrics, evaluators, clock, logger,
     writer: createObjectWriter(client, resolveKind, config.fieldManager),
-    writerFor: (tenant, stop) => {
-      const writer = createObjectWriter(withTenant(client, tenant, stop), resolveKind, config.fieldManager);
-      return tracing ? tracedWriter(writer, tracing) : writer;
-    },
+    writerFor: tenantWriters(client, resolveKind, config.fieldManager, tracing || undefined),
     tracing: tracing || NO_TRACING,
     events: createEventRecorder({
       client: eventClient, component: 'loom', fieldManager: config.fieldManager, now: () => clock.now(), logger,

@@ -49,7 +49,7 @@ const loomLog: string[] = [];
 let passed = false;
 
 const writerFor = async (kubeconfigPath: string): Promise<ObjectWriter> =>
-  writerFromDiscovery(createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath }) }));
+  writerFromDiscovery(createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath }) }), 'loom-test');
 const parent = (name: string, color: string): KubeObject =>
   ({ apiVersion: `${TEST_GROUP}/v1`, kind: KIND.kind, metadata: { name, namespace: NAMESPACE }, spec: { color } });
 const childOf = (w: ObjectWriter, name: string) => w.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NAMESPACE, name: `${name}-config` });

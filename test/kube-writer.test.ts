@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/object.ts';
-import { createObjectWriter, type ObjectWriter } from '../src/kube/object-writer.ts';
+import { createObjectWriter, writerFromDiscovery, type ObjectWriter } from '../src/kube/object-writer.ts';
 import { discover } from '../src/kube/discovery.ts';
 import { createRestClient } from '../src/kube/rest-client.ts';
 import { createTestNamespace, testKubeConfig } from './support/cluster.ts';
@@ -22,7 +22,7 @@ beforeAll(async () => {
     const type = snapshot.byKind(apiVersion, kind);
     if (!type) throw new Error(`unknown type ${kind}.${apiVersion}`);
     return type;
-  });
+  }, 'loom-test');
 });
 
 const configMap = (name: string, data: Record<string, string>): KubeObject =>
@@ -79,6 +79,14 @@ describe('object writer', () => {
     expect(await writer.delete(ref, { uid: created.metadata.uid })).toBe(true);
     expect(await writer.delete(ref)).toBe(false);
     expect(await writer.get(ref)).toBeUndefined();
+  });
+
+  it('records a one-off tool\'s writes under the manager it names, never as loom (whose takeover would claim them)', async () => {
+    const tool = await writerFromDiscovery(client, 'loom-cli');
+    const created = await tool.create(configMap('one-off', { a: '1' }));
+    const replaced = await tool.replace({ ...created, data: { a: '2' } });
+    const entries = replaced.metadata.managedFields as { manager: string; operation: string }[];
+    expect(entries.map((entry) => [entry.manager, entry.operation])).toEqual([['loom-cli', 'Update']]);
   });
 
   it('lets the observer see every write', () => {

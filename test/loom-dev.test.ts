@@ -48,7 +48,7 @@ describe('loom dev', () => {
   it('runs the hello example until Ctrl-C', async () => {
     const { kubeconfig, runDir } = await startDev();
     const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfig }) });
-    const writer = await writerFromDiscovery(client);
+    const writer = await writerFromDiscovery(client, 'loom-test');
     const hello = load(await readFile('examples/hello/hello.yaml', 'utf8')) as KubeObject;
     await writer.apply(hello, { fieldManager: 'test' });
 
@@ -64,7 +64,7 @@ describe('loom dev', () => {
     const crd = parentCrd(USERS);
     await writer.apply(crd, { fieldManager: 'test' });
     await waitForCrdsEstablished(client, [crd.metadata.name!], { sleep: (ms, signal) => systemClock.sleep(ms, signal) });
-    const users = await writerFromDiscovery(client);
+    const users = await writerFromDiscovery(client, 'loom-test');
     await users.apply({
       apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'users-controller' },
       spec: {

@@ -1,7 +1,7 @@
 /**
  * Member Leases do not pile up, on real Leases: a replica deletes the member Leases of replicas gone
- * long ago (several Lease durations without renewal), leaves one that has merely expired and every
- * bucket Lease alone, and deletes its own when it leaves cleanly.
+ * (unchanged for several Lease durations while it watched, on its own clock), leaves one that has not
+ * been unchanged that long and every bucket Lease alone, and deletes its own when it leaves cleanly.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
@@ -49,16 +49,17 @@ describe('member Leases', () => {
     const gone = memberLeaseName(GROUP, 'gone-an-hour-ago');
     const expired = memberLeaseName(GROUP, 'expired-a-minute-ago');
     await createLease(gone, 'gone-an-hour-ago', 3_600_000, LEASE_MS / 1000);
-    // Expired (its 60 s passed a second ago), but far from several of its durations: a slow replica may still renew it.
+    // Expired by its renewTime, but with a 60 s duration: the replica must watch it unchanged for minutes first.
     await createLease(expired, 'expired-a-minute-ago', 61_000, 60);
     await createLease(`${GROUP}-shard-0`, 'gone-an-hour-ago', 3_600_000, LEASE_MS / 1000);
 
     const own = memberLeaseName(GROUP, 'one');
     const replica = await startTestLoom(LABEL, { sharding: { namespace, group: GROUP, identity: 'one', buckets: 1, leaseDurationMs: LEASE_MS } });
+    // The replica watches it unchanged for five 3 s durations first; the bound only ends a broken run.
     await eventually(async () => {
       const names = await leaseNames();
       return !names.includes(gone) && names.includes(own) ? names : undefined;
-    }, 'the member Lease of the replica gone long ago to be deleted');
+    }, 'the member Lease of the replica gone long ago to be deleted', 120_000);
     expect(await leaseNames()).toEqual([`${GROUP}-shard-0`, expired, own].sort());
 
     await replica.stop();

@@ -14,7 +14,7 @@ import { systemClock } from '../engine/index.ts';
 import { createRestClient, loadKubeConfig, waitForCrdsEstablished, writerFromDiscovery, type ObjectWriter } from '../kube/index.ts';
 import { runLoom, type LoomConfig } from '../main.ts';
 import { helloHook } from '../../examples/hello/hook.ts';
-import { createAbsent, createOwn, deleteOwn, devSelector } from './dev-objects.ts';
+import { createAbsent, createOwn, DEV_FIELD_MANAGER, deleteOwn, devSelector } from './dev-objects.ts';
 import { crdManifests } from './install-crds.ts';
 
 /** What `loom dev` needs from the composition root. */
@@ -63,7 +63,7 @@ async function localControlPlane(logger: Logger, signal: AbortSignal): Promise<D
  */
 async function existingCluster(logger: Logger, kubeconfigPath: string, context: string | undefined): Promise<DevCluster> {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: kubeconfigPath, context }) });
-  const writer = await writerFromDiscovery(client);
+  const writer = await writerFromDiscovery(client, DEV_FIELD_MANAGER);
   const crds = [...(await crdManifests()), await yamlOf('crd.yaml')];
   const present = await createAbsent(writer, crds);
   if (present.length > 0) logger.info({ crds: present }, 'these CRDs are installed already; loom dev leaves them as they are');
@@ -107,7 +107,7 @@ export async function runDev({ logger, signal, out, config }: DevOptions): Promi
   try {
     const hookUrl = await hook.listen({ host: '127.0.0.1', port: 0 });
     const client = createRestClient({ kubeConfig: loadKubeConfig({ path: cluster.kubeconfigPath, context: cluster.context }) });
-    controller = await createExample(await writerFromDiscovery(client), hookUrl, config);
+    controller = await createExample(await writerFromDiscovery(client, DEV_FIELD_MANAGER), hookUrl, config);
     const loopback = { host: '127.0.0.1', port: 0 };
     const targetSelector = cluster.ownControllersOnly ? devSelector(config.targetSelector) : config.targetSelector;
     const hostConfig = { ...config, kubeconfig: cluster.kubeconfigPath, metricsAddress: loopback, probeAddress: loopback, targetSelector };

@@ -18,7 +18,7 @@ export async function crdManifests(): Promise<KubeObject[]> {
 
 /** Applies every CRD and resolves once each is Established; returns their names. */
 export async function installCrds(client: RestClient, clock: Clock, fieldManager: string): Promise<string[]> {
-  const writer = await writerFromDiscovery(client);
+  const writer = await writerFromDiscovery(client, 'loom-cli');
   const crds = await crdManifests();
   for (const crd of crds) await writer.apply(crd, { fieldManager });
   const names = crds.map((crd) => crd.metadata.name ?? '');

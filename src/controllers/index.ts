@@ -13,4 +13,5 @@ export { memberLeaseName, runShardMember, SHARD_GROUP_LABEL, type ShardMembershi
 export { shardScope } from './shard-scope.ts';
 export type { Lease } from './lease.ts';
 export { tracedWriter } from './traced-ports.ts';
+export { controllerWriter, tenantWriters, type ControllerWriter } from './controller-writer.ts';
 export { ResourceNotFoundError, type Host, type HostSettings } from './host.ts';

@@ -20,6 +20,7 @@ import { conflictingClaim, isBuiltInGroup, sameParentType, type ParentClaim } fr
 import { startCompositeController } from './composite/composite-controller.ts';
 import { startDecoratorController } from './decorator/decorator-controller.ts';
 import { stopTogether, type RunningController } from './controller-loop.ts';
+import { controllerWriter } from './controller-writer.ts';
 import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
 import { setReady } from './controller-status.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
@@ -245,21 +246,13 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   try {
     // Before the start: once the controller runs, a failure here could no longer be retried.
     warnings = [...parsed.warnings, ...(input.kind.warningsOf?.(host, parsed.value) ?? [])];
-    // Its writes take turns with other controllers' for the client rate limit (engine/fair-throttle.ts),
-    // and end with it: stopped (or its start abandoned), the writes waiting for a slot leave at once
-    // and no further one is sent. That covers every write of its syncs, whatever step makes it.
-    const stopped = new AbortController();
-    const own = { ...host, writer: host.writerFor(`${input.kind.kind}/${name}`, AbortSignal.any([input.signal, stopped.signal])) };
-    const controller = await input.kind.start(own, parsed.value, input.signal, input.sources).catch((err: unknown) => {
-      stopped.abort();
+    // Writes of its own, which end with it (controller-writer.ts).
+    const own = controllerWriter(host, `${input.kind.kind}/${name}`, input.signal);
+    const controller = await input.kind.start(own.host, parsed.value, input.signal, input.sources).catch((err: unknown) => {
+      own.stop();
       throw err;
     });
-    input.running.set(name, { ...version, controller: stopTogether([{
-      stop: () => {
-        stopped.abort();
-        return Promise.resolve();
-      },
-    }, controller]) });
+    input.running.set(name, { ...version, controller: stopTogether([{ stop: () => Promise.resolve(own.stop()) }, controller]) });
   } catch (err) {
     input.unclaim(name);
     input.failedStarts.set(name, version);

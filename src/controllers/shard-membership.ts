@@ -11,7 +11,7 @@ import type { Clock } from '../engine/index.ts';
 import { isAlreadyExists, isConflict, isNotFound, type ObjectWriter } from '../kube/index.ts';
 import { liveHolder, microTime, type Lease, type LeaseSpec } from './lease.ts';
 import { keepRenewing } from './lease-renewal.ts';
-import { removeStaleMembers } from './stale-members.ts';
+import { type MemberSightings, removeStaleMembers } from './stale-members.ts';
 
 /** The label every Lease of one sharded deployment carries, valued with the group's name. */
 export const SHARD_GROUP_LABEL = 'loom.dev/shard-group';
@@ -112,6 +112,8 @@ export async function runShardMember(options: ShardMembershipOptions, run: RunSh
 class ShardMember {
   private held: ReadonlySet<number> = new Set();
   private releasing: readonly number[] = [];
+  /** The other members' Leases as this replica last saw them, to tell the gone from the live (stale-members.ts). */
+  private sightings: MemberSightings = new Map();
   /** Settles with the first successful renewal: no bucket is taken before this replica is a member others can see. */
   private readonly firstRenewal: Promise<void>;
   private markRenewed: () => void = () => undefined;
@@ -190,7 +192,9 @@ class ShardMember {
   private async rebalance(signal: AbortSignal): Promise<void> {
     const { clock, group, identity, buckets, logger, writer } = this.options;
     const leases = await this.options.listLeases(signal);
-    await removeStaleMembers(writer, leases, { group, ownLease: memberLeaseName(group, identity), now: clock.now(), leaseDurationMs: this.lease, logger });
+    this.sightings = await removeStaleMembers(writer, leases, {
+      group, ownLease: memberLeaseName(group, identity), now: clock.now(), leaseDurationMs: this.lease, sightings: this.sightings, logger, signal,
+    });
     const members = liveMembers(leases, group, identity, clock.now());
     const holders = bucketHolders(leases, group, members);
     await this.dropLost(holders);

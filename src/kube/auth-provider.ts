@@ -6,13 +6,11 @@
  */
 import type { RequestOptions } from 'node:https';
 import type { KubeConfig as ClientNodeKubeConfig } from '@kubernetes/client-node';
+import { heldIdToken } from './held-id-token.ts';
 import type { AuthProviderConfig } from './kubeconfig-file.ts';
 
 /** The providers client-node implements; any other name would silently send no credentials. */
 const PROVIDERS: readonly string[] = ['oidc', 'gcp', 'azure'];
-
-/** Sets the `Authorization` header of a request for an `auth-provider` user. */
-export type AuthProviderAuthorizer = (headers: Record<string, unknown>) => Promise<void>;
 
 /** client-node, or an error saying to install it: it is an optional dependency, needed by these users alone. */
 async function loadClientNode(provider: string): Promise<typeof import('@kubernetes/client-node')> {
@@ -50,42 +48,47 @@ async function clientNodeConfig(server: string, userName: string, provider: Auth
   return kc;
 }
 
-/** When the id-token in a `Bearer` value expires (its JWT `exp`, in ms since the epoch); `undefined` when it cannot be read. */
-function idTokenExpiry(authorization: unknown): number | undefined {
-  if (typeof authorization !== 'string') return undefined;
-  const payload = authorization.replace(/^Bearer /, '').split('.')[1];
-  try {
-    const { exp } = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof exp === 'number' ? exp * 1000 : undefined;
-  } catch {
-    return undefined;
-  }
+/**
+ * The authorizer of a user's `auth-provider`: sets a request's `Authorization` header, and hears of
+ * the header the API server refused.
+ */
+export interface AuthProviderAuthorizer {
+  authorize(headers: Record<string, unknown>): Promise<void>;
+  /**
+   * The API server answered 401 to a request that carried `authorization`: it is no longer held, so
+   * the request's one resend carries what the provider gives then (client-node refreshes an oidc
+   * token it has refreshed before on every ask; one it never refreshed only once its `exp` has passed).
+   */
+  refused(authorization: unknown): void;
 }
 
 /**
  * The authorizer for a user's `auth-provider`; throws at once for a provider nobody implements. An
- * oidc id-token is kept here until its own expiry: client-node 2.0.1 records a refreshed token's
- * lifetime in seconds as if it were the time it ends, so once it has refreshed, it would refresh again
- * on every request.
+ * oidc id-token is held here until shortly before its own expiry, on `now`: client-node 2.0.1 records
+ * a refreshed token's lifetime in seconds as if it were the time it ends, so once it has refreshed, it
+ * would refresh again on every request.
  */
-export function authProviderAuthorizer(server: string, userName: string, provider: AuthProviderConfig): AuthProviderAuthorizer {
+export function authProviderAuthorizer(server: string, userName: string, provider: AuthProviderConfig, now: () => number): AuthProviderAuthorizer {
   if (!PROVIDERS.includes(provider.name)) {
     throw new Error(`user "${userName}": auth-provider "${provider.name}" is not supported (supported: ${PROVIDERS.join(', ')}; or use an exec plugin)`);
   }
   let config: Promise<ClientNodeKubeConfig> | undefined;
-  let held: { authorization: unknown; expiresAt: number } | undefined;
-  return async (headers) => {
-    if (held && Date.now() < held.expiresAt) {
-      headers.Authorization = held.authorization;
-      return;
-    }
-    config ??= clientNodeConfig(server, userName, provider);
-    const scratch: RequestOptions & { headers: Record<string, unknown> } = { headers: {} };
-    await (await config).applyToHTTPSOptions(scratch);
-    const { Authorization: authorization } = scratch.headers;
-    if (authorization === undefined) return;
-    headers.Authorization = authorization;
-    const expiresAt = provider.name === 'oidc' ? idTokenExpiry(authorization) : undefined;
-    held = expiresAt === undefined ? undefined : { authorization, expiresAt };
+  const held = heldIdToken(now);
+  return {
+    async authorize(headers) {
+      const kept = held.current();
+      if (kept !== undefined) {
+        headers.Authorization = kept;
+        return;
+      }
+      config ??= clientNodeConfig(server, userName, provider);
+      const scratch: RequestOptions & { headers: Record<string, unknown> } = { headers: {} };
+      await (await config).applyToHTTPSOptions(scratch);
+      const { Authorization: authorization } = scratch.headers;
+      if (authorization === undefined) return;
+      headers.Authorization = authorization;
+      if (provider.name === 'oidc') held.keep(authorization);
+    },
+    refused: (authorization) => held.drop(authorization),
   };
 }

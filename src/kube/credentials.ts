@@ -22,8 +22,9 @@ export interface Credentials {
   apply(opts: RequestOptions): Promise<void>;
   /**
    * The API server answered 401 to the request `opts` were applied to. Drops the credential that can
-   * be got afresh (an exec plugin's) and returns true when the request is worth sending again with
-   * options applied anew; false when nothing would change (a static token, a certificate file).
+   * be got afresh (an exec plugin's, an auth-provider's held id-token) and returns true when the
+   * request is worth sending again with options applied anew; false when nothing would change (a
+   * static token, a certificate file).
    */
   refused(opts: RequestOptions): boolean;
 }
@@ -147,15 +148,17 @@ function applyExec(opts: RequestOptions, headers: OutgoingHttpHeaders, credentia
  * The credentials of `user` (none: TLS only) against `cluster`. Checks the user now; runs no plugin
  * and loads nothing until the first request.
  */
-export function credentialsFor(cluster: KubeCluster, user: KubeUser | undefined): Credentials {
+export function credentialsFor(cluster: KubeCluster, user: KubeUser | undefined, now: () => number = Date.now): Credentials {
   if (user) validate(user);
   const authorization = user ? staticAuthorization(user) : () => undefined;
   const impersonation = impersonationHeaders(user?.impersonate);
   const exec: ExecCredentialSource | undefined = user?.exec ? execCredentialSource(user.exec, () => clusterInfo(cluster)) : undefined;
-  const provider: AuthProviderAuthorizer | undefined = user?.authProvider ? authProviderAuthorizer(cluster.server, user.name, user.authProvider) : undefined;
+  const provider: AuthProviderAuthorizer | undefined = user?.authProvider ? authProviderAuthorizer(cluster.server, user.name, user.authProvider, now) : undefined;
   // Which exec credential each request carries, to drop exactly that one when it is refused; weak,
   // so the options of requests long done take nothing with them.
   const execUsed = new WeakMap<RequestOptions, ExecCredential>();
+  // Likewise the header an auth-provider gave each request.
+  const providerUsed = new WeakMap<RequestOptions, unknown>();
   return {
     async apply(opts) {
       applyServerTrust(opts, cluster);
@@ -166,12 +169,19 @@ export function credentialsFor(cluster: KubeCluster, user: KubeUser | undefined)
       Object.assign(headers, impersonation);
       const credential = exec ? await exec() : undefined;
       if (credential && applyExec(opts, headers, credential)) execUsed.set(opts, credential);
-      if (provider && headers.Authorization === undefined) await provider(headers);
+      if (provider && headers.Authorization === undefined) {
+        await provider.authorize(headers);
+        if (headers.Authorization !== undefined) providerUsed.set(opts, headers.Authorization);
+      }
     },
     refused(opts) {
       const credential = execUsed.get(opts);
-      if (!exec || !credential) return false;
-      exec.refused(credential);
+      if (exec && credential) {
+        exec.refused(credential);
+        return true;
+      }
+      if (!provider || !providerUsed.has(opts)) return false;
+      provider.refused(providerUsed.get(opts));
       return true;
     },
   };

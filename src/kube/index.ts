@@ -5,7 +5,8 @@
  * object writer, the event recorder and the API error helpers.
  */
 export { loadKubeConfig, SERVICE_ACCOUNT_DIR, type KubeConfig, type KubeConfigSource, type KubeEnvironment } from './kube-config.ts';
-export { createRestClient, withTenant, type KubeConnection, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
+export { createRestClient, type KubeConnection, type RestClient, type RestRequest, type WatchEvent, type Query, type RequestObserver } from './rest-client.ts';
+export { withTenant } from './tenant-client.ts';
 export { KubeApiError, isForbidden, isNotFound, isConflict, isAlreadyExists, isGone, isInvalid } from './kube-api-error.ts';
 export { resourcePath, groupVersionPath, type ResourceType, type PathTarget } from './resource-path.ts';
 export { discover, snapshotOf, type DiscoverySnapshot } from './discovery.ts';

@@ -107,23 +107,25 @@ function asAlreadyExists(err: unknown, type: ResourceType, name: string): unknow
 
 /**
  * A writer whose types come from one discovery pass: for one-off tools (`install-crds`, `loom dev`,
- * benchmarks) that write known kinds once. Long-running code resolves against refreshed discovery.
+ * benchmarks) that write known kinds once, as `fieldManager` (see {@link createObjectWriter}).
+ * Long-running code resolves against refreshed discovery.
  */
-export async function writerFromDiscovery(client: RestClient, signal?: AbortSignal): Promise<ObjectWriter> {
+export async function writerFromDiscovery(client: RestClient, fieldManager: string, signal?: AbortSignal): Promise<ObjectWriter> {
   const snapshot = await discover(client, signal);
   return createObjectWriter(client, (apiVersion, kind) => {
     const type = snapshot.byKind(apiVersion, kind);
     if (!type) throw new Error(`the API server does not serve kind ${kind} in ${apiVersion}`);
     return type;
-  });
+  }, fieldManager);
 }
 
 /**
  * Creates a writer over `client`, resolving types with `resolveType`. Creates, replaces, status
- * writes and JSON patches name `fieldManager` (applies name their own), so `managedFields` say which
- * fields are loom's; without it the API server would record `unknown`.
+ * writes and JSON patches name `fieldManager` (applies name their own), so `managedFields` say who
+ * wrote which fields. It is required: a write naming no manager is recorded under the first word of
+ * the User-Agent, `loom`, the default manager of `loom run`, which would take such fields over as its own.
  */
-export function createObjectWriter(client: RestClient, resolveType: TypeResolver, fieldManager?: string): ObjectWriter {
+export function createObjectWriter(client: RestClient, resolveType: TypeResolver, fieldManager: string): ObjectWriter {
   const pathOf = (ref: ObjectRef, named = true, subresource?: string): string =>
     resourcePath(resolveType(ref.apiVersion, ref.kind), { namespace: ref.namespace, ...(named ? { name: ref.name } : {}), subresource });
 

@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import { request as httpsRequest, Agent as HttpsAgent, type RequestOptions as HttpsRequestOptions } from 'node:https';
 import { KubeApiError } from './kube-api-error.ts';
 import { bodyOf, boundedLines, DEFAULT_MAX_RESPONSE_BYTES, readBounded } from './response-body.ts';
+import { boundedSignal } from './bounded-signal.ts';
+import { resendOnceIfRefused } from './refused-credentials.ts';
 import { defaultUserAgent } from './user-agent.ts';
 
 // Required, not imported: importing `node:http` as an ES module reads its lazy WebSocket getters, which
@@ -33,6 +35,11 @@ export interface RestRequest {
   signal?: AbortSignal | undefined;
   /** Whose request this is, for a fair share of the client rate limit (`throttle`); absent: the host's. */
   tenant?: string | undefined;
+  /**
+   * A second signal the request is given up on, long-lived (a controller's lifetime): followed by a
+   * listener removed as soon as the request is done, so none piles up on it.
+   */
+  stop?: AbortSignal | undefined;
 }
 
 /** One event of a watch stream. */
@@ -41,8 +48,11 @@ export interface WatchEvent {
   object: { metadata?: { resourceVersion?: string } } & Record<string, unknown>;
 }
 
-/** Called after every answer; feeds request metrics and the tests that count writes. */
-export type RequestObserver = (info: { method: string; path: string; status: number }) => void;
+/**
+ * Called after every answer; feeds request metrics and the tests that count writes. `contentEncoding`
+ * is how the answer came (`gzip` when the API server compressed it), before loom decompressed it.
+ */
+export type RequestObserver = (info: { method: string; path: string; status: number; contentEncoding?: string | undefined }) => void;
 
 /** A connection to one API server. */
 export interface RestClient {
@@ -126,20 +136,6 @@ function parseWatchLine(path: string, line: string): WatchEvent | undefined {
   throw new KubeApiError(`watch ${path}: ${code} ${reason}: ${message}`, { status: code, reason });
 }
 
-/**
- * `client` with every request made on behalf of `tenant` (see {@link RestRequest.tenant}) and, with
- * `stop`, given up when `stop` aborts: a stopped controller's requests still waiting for the rate limit
- * leave the line at once, taking no slot, and those in flight are abandoned.
- */
-export function withTenant(client: RestClient, tenant: string, stop?: AbortSignal): RestClient {
-  const signalOf = (own: AbortSignal | undefined): AbortSignal | undefined => (own && stop ? AbortSignal.any([own, stop]) : own ?? stop);
-  return {
-    server: client.server,
-    request: (req) => client.request({ ...req, tenant, signal: signalOf(req.signal) }),
-    watch: (path, query, signal, onEstablished) => client.watch(path, query, signal, onEstablished),
-  };
-}
-
 /** The TLS settings an agent is built with; new ones mean a new agent. */
 type TlsMaterial = Pick<HttpsRequestOptions, 'ca' | 'cert' | 'key' | 'rejectUnauthorized' | 'servername'>;
 
@@ -197,30 +193,6 @@ function agentPool(secure: boolean, proxyUrl: string | undefined): { for(opts: T
   };
 }
 
-/** Upper bound of one non-watch request, body included. */
-const REQUEST_TIMEOUT_MS = 60_000;
-
-/**
- * A signal that aborts after {@link REQUEST_TIMEOUT_MS}, or when `outer` does. `release` drops its
- * timer and its listener on `outer` as soon as the request is done: `AbortSignal.timeout` combined by
- * `AbortSignal.any` would keep both, and what they hold, for the full minute, which at hundreds of
- * requests a second is tens of thousands of live timers.
- */
-function boundedSignal(outer: AbortSignal | undefined): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`, 'TimeoutError')), REQUEST_TIMEOUT_MS);
-  const follow = (): void => controller.abort(outer?.reason);
-  if (outer?.aborted) follow();
-  else outer?.addEventListener('abort', follow, { once: true });
-  return {
-    signal: controller.signal,
-    release() {
-      clearTimeout(timer);
-      outer?.removeEventListener('abort', follow);
-    },
-  };
-}
-
 /** Creates a client for the kubeconfig's current context. */
 export function createRestClient(options: RestClientOptions): RestClient {
   const { kubeConfig, throttle, observe } = options;
@@ -264,18 +236,15 @@ export function createRestClient(options: RestClientOptions): RestClient {
     const body = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
     const allHeaders = { Accept: req.accept ?? 'application/json', 'User-Agent': userAgent, 'Accept-Encoding': 'gzip', ...headers, ...(body ? { 'Content-Type': req.contentType ?? 'application/json', 'Content-Length': String(body.length) } : {}) };
     const path = `${req.path}${queryString(req.query)}`;
-    const [opts, applied] = await optionsFor(req.method, path, allHeaders);
-    const res = await exchange(req, opts, body);
-    // Refused credentials that can be got afresh (an exec plugin's) are, and the request goes once
-    // more, without a second wait for the rate limit: it already had its turn.
-    if (res.statusCode !== 401 || !kubeConfig.credentialsRefused?.(applied)) return res;
-    res.resume();
-    return exchange(req, (await optionsFor(req.method, path, allHeaders))[0], body);
+    return resendOnceIfRefused(async () => {
+      const [opts, applied] = await optionsFor(req.method, path, allHeaders);
+      return { response: await exchange(req, opts, body), applied };
+    }, kubeConfig.credentialsRefused?.bind(kubeConfig));
   };
 
   const request = async <T>(req: RestRequest): Promise<T> => {
     // Every call is bounded: a request the server never answers must not hold a worker forever.
-    const bounded = boundedSignal(req.signal);
+    const bounded = boundedSignal([req.signal, req.stop]);
     let res: IncomingMessage;
     let text: string;
     try {
@@ -285,7 +254,7 @@ export function createRestClient(options: RestClientOptions): RestClient {
       bounded.release();
     }
     const status = res.statusCode ?? 0;
-    observe?.({ method: req.method, path: req.path, status });
+    observe?.({ method: req.method, path: req.path, status, contentEncoding: res.headers['content-encoding'] });
     if (status < 200 || status >= 300) throw apiError(status, text, res.headers['retry-after']);
     return (text ? JSON.parse(text) : undefined) as T;
   };
