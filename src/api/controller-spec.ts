@@ -78,8 +78,40 @@ export interface ChildUpdateStrategy {
   statusChecks: { conditions: StatusConditionCheck[] };
 }
 
+/** `deletionPolicy` (loom): what happens to a child that drops out of the desired set or whose parent goes. */
+export type DeletionPolicy = 'Delete' | 'Orphan' | 'Retain';
+/** Every {@link DeletionPolicy}. */
+export const DELETION_POLICIES: readonly DeletionPolicy[] = ['Delete', 'Orphan', 'Retain'];
+
+/** `onImmutableChange` (loom): what an update the API server refuses for an immutable field does. */
+export type ImmutableChangePolicy = 'Recreate' | 'Fail';
+/** Every {@link ImmutableChangePolicy}. */
+export const IMMUTABLE_CHANGE_POLICIES: readonly ImmutableChangePolicy[] = ['Recreate', 'Fail'];
+
+/** `adopt` (loom): whether orphans that match the parent's selector are adopted. */
+export type AdoptPolicy = 'IfExists' | 'Never';
+/** Every {@link AdoptPolicy}. */
+export const ADOPT_POLICIES: readonly AdoptPolicy[] = ['IfExists', 'Never'];
+
+/**
+ * loom's per-type child policies (docs/ordering-and-readiness.md): each may also be set per child by an
+ * annotation on the desired object, which wins. Absent fields keep Metacontroller's behaviour.
+ */
+export interface ChildPolicies {
+  /** The wave of the type's children; default 0. Lower waves are written (and ready) first. */
+  wave?: number;
+  /** A JSONata expression over the observed child (`$`): the child is ready when it yields `true`. Default: kstatus. */
+  readyWhen?: string;
+  /** Default `Delete`. */
+  deletionPolicy?: DeletionPolicy;
+  /** Default: the update method decides (Metacontroller: the update fails). */
+  onImmutableChange?: ImmutableChangePolicy;
+  /** Default `IfExists` (Metacontroller adopts). */
+  adopt?: AdoptPolicy;
+}
+
 /** One `spec.childResources[]` entry. */
-export interface ChildResourceRule extends ResourceRule {
+export interface ChildResourceRule extends ResourceRule, ChildPolicies {
   updateStrategy: ChildUpdateStrategy;
 }
 
@@ -198,6 +230,11 @@ export interface CompositeControllerSpec {
   resyncPeriodSeconds?: number;
   generateSelector: boolean;
   endpointConfigs: EndpointConfig[];
+  /**
+   * loom: write a `Ready` condition on the parent, aggregated from its children
+   * (docs/ordering-and-readiness.md). Absent or false: the parent's status is the hook's alone.
+   */
+  readyCondition?: boolean;
 }
 
 /** `annotationSelector` of a decorator resource rule: a label selector over annotations. */
