@@ -38,3 +38,4 @@ export {
 } from './hook-wire.ts';
 export { effectiveWebhookAuth, matchEndpointConfig, setsWebhookAuth, type EffectiveWebhookAuth } from './endpoint-match.ts';
 export { boundedJoin, boundedStack, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
+export * from './child-annotations.ts';
