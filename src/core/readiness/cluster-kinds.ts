@@ -53,7 +53,7 @@ export function namespaceReadiness(obj: KubeObject): Readiness {
  * the pods it guards, and would hold them for ever.
  */
 export function disruptionBudgetReadiness(obj: KubeObject): Readiness {
-  return current(obj, 'allowed disruptions computed');
+  return current(obj, 'its spec is observed; the pods it guards are not waited for');
 }
 
 /** ConfigMaps, Secrets and CronJobs are Current once they exist: nothing in them is reconciled. */

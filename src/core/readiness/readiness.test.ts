@@ -152,6 +152,8 @@ describe('readinessOf: hostile objects', () => {
       { apiVersion: 'v1', kind: 'Pod', metadata: {}, status: { phase: 'Failed', reason: huge } },
       { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {}, status: { phase: huge } },
       { apiVersion: 'v1', kind: 'Pod', metadata: {}, status: { phase: 'Running', containerStatuses: [{ name: huge, state: { waiting: { reason: 'CrashLoopBackOff' } } }] } },
+      { apiVersion: 'v1', kind: huge, metadata: {} },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: {}, status: { replicas: 1, readyReplicas: 1, currentReplicas: 1, currentRevision: huge, updateRevision: `${huge}y` } },
     ];
     for (const obj of objects) expect(readinessOf(obj).message.length).toBeLessThan(600);
   });

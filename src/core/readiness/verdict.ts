@@ -4,6 +4,7 @@
  * and say what is missing the same way for every kind.
  */
 import type { KubeObject } from '../../api/object.ts';
+import { clip } from './fields.ts';
 
 /** kstatus's statuses. Only `Current` is ready. */
 export type ReadinessStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
@@ -37,7 +38,7 @@ export function isReady(readiness: Readiness): boolean {
 
 /** The object's kind, for messages; `object` when it has none a message could show. */
 export function kindOf(obj: KubeObject): string {
-  return typeof obj.kind === 'string' && obj.kind !== '' ? obj.kind : 'object';
+  return typeof obj.kind === 'string' && obj.kind !== '' ? clip(obj.kind) : 'object';
 }
 
 /** A verdict on `obj`, its message prefixed with the kind. */

@@ -5,7 +5,7 @@
  * controllers default it.
  */
 import type { KubeObject } from '../../api/object.ts';
-import { conditionsOf, describeCondition, hasIntAt, intAt, stringAt, type Condition } from './fields.ts';
+import { clip, conditionsOf, describeCondition, hasIntAt, intAt, stringAt, type Condition } from './fields.ts';
 import { current, failed, firstOf, inProgress, shortOf, unless, type Readiness } from './verdict.ts';
 
 /** `spec.progressDeadlineSeconds` that means "no deadline": the Deployment controller then never reports progress. */
@@ -84,7 +84,7 @@ export function statefulSetReadiness(obj: KubeObject): Readiness {
     extraReplicas(obj, replicas, want),
     partitionRollout(obj, want),
     shortOf(obj, count(obj, 'currentReplicas'), want, 'replicas on the current revision'),
-    unless(obj, currentRevision === updateRevision, `revision ${updateRevision || '(none)'} not rolled out yet (current is ${currentRevision || '(none)'})`),
+    unless(obj, currentRevision === updateRevision, `revision ${clip(updateRevision) || '(none)'} not rolled out yet (current is ${clip(currentRevision) || '(none)'})`),
   ) ?? current(obj, `${replicas} of ${want} replicas ready on the current revision`);
 }
 
