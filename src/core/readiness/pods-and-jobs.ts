@@ -38,8 +38,9 @@ function crashLoopVerdict(obj: KubeObject): Readiness | undefined {
 }
 
 function runningPod(obj: KubeObject): Readiness {
-  const ready = conditionsOf(obj).find((c) => c.type === 'Ready');
-  if (ready?.status === 'True') return current(obj, 'running and ready');
+  const conditions = conditionsOf(obj);
+  if (conditions.some((c) => c.type === 'Ready' && c.status === 'True')) return current(obj, 'running and ready');
+  const ready = conditions.find((c) => c.type === 'Ready');
   return crashLoopVerdict(obj) ?? inProgress(obj, ready ? `running, not ready: ${describeCondition(ready)}` : 'running, not ready');
 }
 
@@ -87,7 +88,7 @@ function jobEnd(obj: KubeObject): Readiness | undefined {
   for (const c of conditionsOf(obj)) {
     if (c.status !== 'True') continue;
     if (c.type === 'Complete') return current(obj, `complete, ${intAt(obj, ['status', 'succeeded'], 0)} succeeded`);
-    if (c.type === 'Failed') return failed(obj, `${describeCondition(c)}, ${intAt(obj, ['status', 'failed'], 0)} pods failed`);
+    if (c.type === 'Failed') return failed(obj, `${describeCondition(c)}; failed pods: ${intAt(obj, ['status', 'failed'], 0)}`);
     // Suspended by its spec, as asked: nothing to wait for. Suspended while the spec says run: resuming.
     if (c.type === 'Suspended' && suspend) return current(obj, 'suspended');
   }
