@@ -33,4 +33,4 @@ export {
   SHARD_LABEL, bucketOf, fairShare, labelledBucketOf, planShardMoves, shardLabelDecision, shardSelector, trueBucketOf,
   type BucketHolder, type ShardLabelDecision, type ShardMoves, type ShardRole, type ShardView,
 } from './shards.ts';
-export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessStatus } from './readiness/index.ts';
+export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessOptions, type ReadinessStatus } from './readiness/index.ts';

@@ -1,80 +1,64 @@
 /**
  * The readiness of any object, judged as kstatus (sigs.k8s.io/cli-utils `pkg/kstatus`) judges it, from the
- * object alone: no reads, no clock. Kinds with rules of their own are judged by them
- * (docs/ordering-and-readiness.md, "Readiness"); every other object by the generic rules: a spec not yet
- * observed, and the `Stalled`, `Reconciling` and `Ready` conditions.
+ * object alone: no reads, no clock of its own. Every object passes the generic rules first (being
+ * deleted, a spec not yet observed, `Stalled`, `Reconciling`); then the kinds with rules of their own
+ * are judged by them (docs/ordering-and-readiness.md, "Readiness"), every other object by its `Ready`
+ * condition, and an object none of that decides is Current.
  */
 import { isRecord } from '../../api/json-value.ts';
-import type { KubeObject } from '../../api/object.ts';
+import { groupOf, type KubeObject } from '../../api/object.ts';
+import { claimReadiness, crdReadiness, disruptionBudgetReadiness, existsReadiness, namespaceReadiness, serviceReadiness } from './cluster-kinds.ts';
+import { abnormalConditions, generationObserved, readyCondition, terminating } from './generic.ts';
+import { jobReadiness, podReadiness } from './pods-and-jobs.ts';
+import { current, type KindRule, type Readiness, type ReadinessOptions } from './verdict.ts';
+import { daemonSetReadiness, deploymentReadiness, replicaSetReadiness, statefulSetReadiness } from './workloads.ts';
 
-/** kstatus's statuses. Only `Current` is ready. */
-export type ReadinessStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
+export { conditionOf, type Condition } from './fields.ts';
+export { SCHEDULE_GRACE_MS } from './pods-and-jobs.ts';
+export { READINESS_STATUSES, isReady, type Readiness, type ReadinessOptions, type ReadinessStatus } from './verdict.ts';
 
-/** Every {@link ReadinessStatus}. */
-export const READINESS_STATUSES: readonly ReadinessStatus[] = ['Current', 'InProgress', 'Failed', 'Terminating', 'NotFound', 'Unknown'];
+/**
+ * The kinds with rules of their own, by `group/kind` (the core group is empty). The `extensions` group
+ * is the workloads' old home, still served by old clusters and still found in manifests.
+ */
+const KIND_RULES: Readonly<Record<string, KindRule>> = Object.freeze({
+  'apps/Deployment': deploymentReadiness,
+  'extensions/Deployment': deploymentReadiness,
+  'apps/StatefulSet': statefulSetReadiness,
+  'apps/DaemonSet': daemonSetReadiness,
+  'extensions/DaemonSet': daemonSetReadiness,
+  'apps/ReplicaSet': replicaSetReadiness,
+  'extensions/ReplicaSet': replicaSetReadiness,
+  'batch/Job': jobReadiness,
+  'batch/CronJob': existsReadiness,
+  '/Pod': podReadiness,
+  '/PersistentVolumeClaim': claimReadiness,
+  '/Service': serviceReadiness,
+  '/Namespace': namespaceReadiness,
+  '/ConfigMap': existsReadiness,
+  '/Secret': existsReadiness,
+  'apiextensions.k8s.io/CustomResourceDefinition': crdReadiness,
+  'policy/PodDisruptionBudget': disruptionBudgetReadiness,
+});
 
-/** A verdict and, when it is not `Current`, why (for conditions, events and `loom explain`). */
-export interface Readiness {
-  status: ReadinessStatus;
-  message: string;
-}
-
-/** Whether `readiness` counts as ready: `Current`, nothing else. */
-export function isReady(readiness: Readiness): boolean {
-  return readiness.status === 'Current';
-}
-
-interface Condition {
-  status: string;
-  reason: string;
-  message: string;
-}
-
-/** The `status.conditions[]` entry of `type`, if the object has one. */
-export function conditionOf(obj: KubeObject, type: string): Condition | undefined {
-  const conditions = isRecord(obj.status) ? obj.status.conditions : undefined;
-  if (!Array.isArray(conditions)) return undefined;
-  const found: unknown = conditions.find((c) => isRecord(c) && c.type === type);
-  if (!isRecord(found)) return undefined;
-  const text = (value: unknown) => (typeof value === 'string' ? value : '');
-  return { status: text(found.status), reason: text(found.reason), message: text(found.message) };
-}
-
-/** InProgress when `status.observedGeneration` is present and behind `metadata.generation`. */
-function generationCheck(obj: KubeObject): Readiness | undefined {
-  const observed = isRecord(obj.status) ? obj.status.observedGeneration : undefined;
-  const generation = obj.metadata.generation;
-  if (typeof observed !== 'number' || typeof generation !== 'number' || observed >= generation) return undefined;
-  return { status: 'InProgress', message: `${obj.kind} generation is ${generation}, but latest observed generation is ${observed}` };
-}
-
-/** A condition's words, for a message: its message, else its reason, else `fallback`. */
-function wordsOf(condition: Condition, fallback: string): string {
-  return condition.message || condition.reason || fallback;
-}
-
-/** The generic conditions: `Stalled=True` fails, `Reconciling=True` and a `Ready` that is not True hold. */
-function conditionsCheck(obj: KubeObject): Readiness | undefined {
-  const stalled = conditionOf(obj, 'Stalled');
-  if (stalled?.status === 'True') return { status: 'Failed', message: wordsOf(stalled, 'Stalled') };
-  const reconciling = conditionOf(obj, 'Reconciling');
-  if (reconciling?.status === 'True') return { status: 'InProgress', message: wordsOf(reconciling, 'Reconciling') };
-  const ready = conditionOf(obj, 'Ready');
-  if (ready && ready.status !== 'True') return { status: 'InProgress', message: wordsOf(ready, 'Ready is not True') };
-  return undefined;
-}
-
-/** The generic rules, which every object passes before its kind's own. */
-function genericReadiness(obj: KubeObject): Readiness {
-  return generationCheck(obj) ?? conditionsCheck(obj) ?? { status: 'Current', message: 'Resource is current' };
+/** The rule of `obj`'s kind, if it has one. */
+function kindRuleOf(obj: KubeObject): KindRule | undefined {
+  if (typeof obj.apiVersion !== 'string' || typeof obj.kind !== 'string') return undefined;
+  const key = `${groupOf(obj.apiVersion)}/${obj.kind}`;
+  // Own properties only: a kind named `constructor` must not find Object's.
+  return Object.hasOwn(KIND_RULES, key) ? KIND_RULES[key] : undefined;
 }
 
 /**
- * The readiness of `obj` (`undefined`: not found). Never throws, whatever the object holds: a status
- * of the wrong shape reads as missing.
+ * The readiness of `obj` (`undefined`: not found). Never throws, whatever the object holds: a field
+ * of the wrong type reads as missing. `options.now` only gives an unschedulable Pod its grace.
  */
-export function readinessOf(obj: KubeObject | undefined): Readiness {
-  if (!obj) return { status: 'NotFound', message: 'Resource not found' };
-  if (obj.metadata.deletionTimestamp) return { status: 'Terminating', message: 'Resource scheduled for deletion' };
-  return genericReadiness(obj);
+export function readinessOf(obj: KubeObject | undefined, options: ReadinessOptions = {}): Readiness {
+  if (obj === undefined || obj === null) return { status: 'NotFound', message: 'not found' };
+  if (!isRecord(obj)) return { status: 'Unknown', message: 'not an object' };
+  const generic = terminating(obj) ?? generationObserved(obj) ?? abnormalConditions(obj);
+  if (generic) return generic;
+  const rule = kindRuleOf(obj);
+  if (rule) return rule(obj, options);
+  return readyCondition(obj) ?? current(obj, 'no condition says it is not ready');
 }
