@@ -8,10 +8,10 @@
  * only a running hook tells them.
  */
 import {
-  CHILD_ANNOTATIONS, DEPENDS_ON_ANNOTATION, READY_WHEN_ANNOTATION, WAVE_ANNOTATION, childPoliciesOf, closestMatch, groupOf,
+  CHILD_ANNOTATIONS, DEPENDS_ON_ANNOTATION, READY_WHEN_ANNOTATION, WAVE_ANNOTATION, childPoliciesOf, closestMatch,
   type ChildResourceRule, type FieldProblem, type Hook, type KubeObject, type SiblingRef,
 } from '../api/index.ts';
-import { declaredTypes, groupName, isOfKind, type DeclaredType } from './declared-types.ts';
+import { declaredTypes, declares, groupName, isOfKind, type DeclaredType } from './declared-types.ts';
 import { jsonataSyntaxError } from './jsonata-syntax.ts';
 import { literalObjects, type LiteralObject } from './literal-objects.ts';
 import { siblingOrderProblems, type OrderedChild } from './sibling-order.ts';
@@ -79,7 +79,7 @@ function misspeltAnnotations(annotations: Record<string, string>): Finding[] {
 
 /** The type `object` is of, when exactly one declared type is. */
 function ruleOf(object: LiteralObject, types: Types): ChildResourceRule | undefined {
-  const matching = types.filter((type) => isOfKind(type, object.kind) === true && (object.apiVersion === undefined || type.group === groupOf(object.apiVersion)));
+  const matching = types.filter((type) => declares(type, object) === true);
   return matching.length === 1 ? matching[0]?.rule : undefined;
 }
 

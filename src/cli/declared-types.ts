@@ -27,6 +27,15 @@ export function isOfKind(type: DeclaredType<ResourceRule>, kind: string): boolea
   return regularPlural(kind) === type.rule.resource || 'guess';
 }
 
+/**
+ * Whether `type` is the type of an object of `kind` (and `apiVersion`, when known): `true`, `false`,
+ * or `'guess'` when the type's kind is unknown and the regular plural does not tell.
+ */
+export function declares(type: DeclaredType<ResourceRule>, object: { kind: string; apiVersion?: string | undefined }): boolean | 'guess' {
+  if (object.apiVersion !== undefined && groupOf(object.apiVersion) !== type.group) return false;
+  return isOfKind(type, object.kind);
+}
+
 /** `batch`, or `the core group`. */
 export function groupName(group: string): string {
   return group === '' ? 'the core group' : group;
