@@ -6,13 +6,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isRecord } from './field-reader.ts';
-import { crdFile, fixture } from './testdata/load.test-support.ts';
+import { chartCrdText, crdFile, crdText, fixture } from './testdata/load.test-support.ts';
 import { API_APPROVED_ANNOTATION, API_APPROVED_VALUE, API_GROUP, API_VERSION } from './well-known.ts';
 
 interface Schema {
   description?: string;
   type?: string;
   format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
   enum?: unknown[];
   default?: unknown;
   required?: string[];
@@ -150,6 +153,31 @@ describe('CompositeController and DecoratorController CRDs', () => {
     expect(at(hook, 'webhook.clientTLS.privateKeyKey').default).toBe('tls.key');
     expect(at(hook, 'webhook.basicAuth.usernameKey').default).toBe('username');
     expect(at(hook, 'webhook.basicAuth.passwordKey').default).toBe('password');
+  });
+});
+
+describe('loom’s ordering, readiness and child policy fields', () => {
+  it('are on CompositeController childResources[] with the parser’s enums and bounds, and readyCondition on its spec', () => {
+    const cc = specOf(crds.composite);
+    const rule = at(cc, 'childResources.[]');
+    expect(at(rule, 'wave')).toMatchObject({ type: 'integer', minimum: -999_999_999, maximum: 999_999_999 });
+    expect(at(rule, 'readyWhen')).toMatchObject({ type: 'string', minLength: 1 });
+    expect(at(rule, 'deletionPolicy').enum).toEqual(['Delete', 'Orphan', 'Retain']);
+    expect(at(rule, 'onImmutableChange').enum).toEqual(['Recreate', 'Fail']);
+    expect(at(rule, 'adopt').enum).toEqual(['IfExists', 'Never']);
+    expect(at(cc, 'readyCondition').type).toBe('boolean');
+  });
+
+  it('have no CRD-level default: absent means Metacontroller’s behaviour, and the parser decides', () => {
+    const rule = at(specOf(crds.composite), 'childResources.[]');
+    for (const field of ['wave', 'readyWhen', 'deletionPolicy', 'onImmutableChange', 'adopt']) expect(at(rule, field).default).toBeUndefined();
+    expect(at(specOf(crds.composite), 'readyCondition').default).toBeUndefined();
+  });
+});
+
+describe('the Helm chart’s CRDs', () => {
+  it.each(['compositecontrollers.yaml', 'decoratorcontrollers.yaml', 'controllerrevisions.yaml'])('are the same as loom’s own: %s', (name) => {
+    expect(chartCrdText(name)).toBe(crdText(name));
   });
 });
 

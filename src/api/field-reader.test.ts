@@ -75,4 +75,24 @@ describe('FieldReader', () => {
     root.warnUnknownFields(['known']);
     expect(root.report).toEqual({ problems: [], warnings: [{ path: 'typo', message: 'unknown field; ignored' }] });
   });
+
+  it('names the known field an unknown one is nearest, or the hint given for it', () => {
+    const root = FieldReader.root({ resorce: 1, dependsOn: [] });
+    root.warnUnknownFields(['resource'], { dependsOn: 'set it per child' });
+    expect(root.report.warnings).toEqual([
+      { path: 'resorce', message: 'unknown field; ignored (did you mean resource?)' },
+      { path: 'dependsOn', message: 'unknown field; ignored: set it per child' },
+    ]);
+  });
+
+  it('names the choice a wrong value is nearest, and only then', () => {
+    const root = FieldReader.root({ a: 'orphan', b: 'Keep', c: 'Retain' });
+    expect(root.field('a').oneOfSuggesting(['Delete', 'Orphan', 'Retain'])).toBeUndefined();
+    expect(root.field('b').oneOfSuggesting(['Delete', 'Orphan', 'Retain'])).toBeUndefined();
+    expect(root.field('c').oneOfSuggesting(['Delete', 'Orphan', 'Retain'])).toBe('Retain');
+    expect(root.report.problems).toEqual([
+      { path: 'a', message: 'expected one of Delete, Orphan, Retain; got "orphan" (did you mean Orphan?)' },
+      { path: 'b', message: 'expected one of Delete, Orphan, Retain; got "Keep"' },
+    ]);
+  });
 });

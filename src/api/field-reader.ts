@@ -3,6 +3,7 @@
  * problem with its field path instead of stopping at the first. `null` counts as absent, as it does
  * for Go's decoder and for the API server's pruning of non-nullable fields.
  */
+import { closestMatch } from './did-you-mean.ts';
 import { isRecord } from './json-value.ts';
 
 /** One thing wrong with the input, at a dotted field path such as `spec.hooks.sync.webhook`. */
@@ -110,12 +111,26 @@ export class FieldReader {
     this.#report.warnings.push({ path: this.path, message });
   }
 
-  /** Warns about each field of this object not in `known` (the API server would prune it: likely a typo). */
-  warnUnknownFields(known: readonly string[]): void {
+  /**
+   * Warns about each field of this object not in `known` (the API server would prune it: likely a
+   * typo, so the known field it is nearest is named). `hints` say more about fields users put in
+   * the wrong place, by name.
+   */
+  warnUnknownFields(known: readonly string[], hints: Readonly<Record<string, string>> = {}): void {
     if (!isRecord(this.value)) return;
     for (const key of Object.keys(this.value)) {
-      if (!known.includes(key)) this.field(key).warn('unknown field; ignored');
+      if (known.includes(key)) continue;
+      const meant = closestMatch(key, known);
+      const hint = Object.hasOwn(hints, key) ? `: ${hints[key]}` : meant === undefined ? '' : ` (did you mean ${meant}?)`;
+      this.field(key).warn(`unknown field; ignored${hint}`);
     }
+  }
+
+  /** {@link oneOf}, naming the choice a wrong value is nearest (`orphan`: did you mean Orphan?). */
+  oneOfSuggesting<T extends string>(allowed: readonly T[]): T | undefined {
+    const meant = typeof this.value === 'string' ? closestMatch(this.value, allowed) : undefined;
+    if (meant === undefined) return this.oneOf(allowed);
+    return this.problem(`expected one of ${allowed.join(', ')}; got ${JSON.stringify(this.value)} (did you mean ${meant}?)`);
   }
 
   /** Records "is required" when absent (unless the parent itself is missing); true when present. */

@@ -159,7 +159,7 @@ describe('parseCompositeController: warnings', () => {
   it('warns about unknown fields (a typo would otherwise be pruned silently)', () => {
     const result = parseCompositeController(withField(minimalComposite, 'spec.hooks.sync.webhook.responseUnmarshallMode', 'strict'));
     expect(result.ok).toBe(true);
-    expect(result.warnings).toEqual([{ path: 'spec.hooks.sync.webhook.responseUnmarshallMode', message: 'unknown field; ignored' }]);
+    expect(result.warnings).toEqual([{ path: 'spec.hooks.sync.webhook.responseUnmarshallMode', message: 'unknown field; ignored (did you mean responseUnMarshallMode?)' }]);
   });
 
   it('warns that a controller with a finalize hook but no sync hook fails every sync of a live parent', () => {

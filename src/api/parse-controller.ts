@@ -25,6 +25,7 @@ import {
 } from './controller-spec.ts';
 import { FieldReader, omitUndefined, type FieldProblem } from './field-reader.ts';
 import { checkApiVersion, checkResourceName } from './name-syntax.ts';
+import { ATTACHMENT_HINTS, CHILD_POLICY_FIELDS, CHILD_RULE_HINTS, readChildPolicies } from './parse-child-policies.ts';
 import { groupOf, type KubeObject } from './object.ts';
 import { readEndpointConfigs, readHook } from './parse-hook.ts';
 import { readAnnotationSelector, readLabelSelector } from './parse-selector.ts';
@@ -112,7 +113,7 @@ function readMethod(strategy: FieldReader): ChildResourceRule['updateStrategy'][
 }
 
 function readChildResource(r: FieldReader): ChildResourceRule {
-  r.warnUnknownFields(['apiVersion', 'resource', 'updateStrategy']);
+  r.warnUnknownFields(['apiVersion', 'resource', 'updateStrategy', ...CHILD_POLICY_FIELDS], CHILD_RULE_HINTS);
   const strategy = r.field('updateStrategy');
   strategy.warnUnknownFields(['method', 'statusChecks']);
   const checks = strategy.field('statusChecks');
@@ -122,7 +123,7 @@ function readChildResource(r: FieldReader): ChildResourceRule {
   const method = readMethod(strategy);
   // The user probably meant a rolling method: only those wait for status checks.
   if (conditions.length > 0 && !method.startsWith('Rolling')) checks.warn(`only RollingRecreate and RollingInPlace use status checks; ignored with ${method}`);
-  return { ...readResourceRule(r), updateStrategy: { method, statusChecks: { conditions } } };
+  return { ...readResourceRule(r), updateStrategy: { method, statusChecks: { conditions } }, ...readChildPolicies(r) };
 }
 
 /**
@@ -233,7 +234,7 @@ const COMPOSITE_HOOKS = ['sync', 'finalize', 'customize', 'preUpdateChild', 'pos
 
 function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
   spec.object(true);
-  spec.warnUnknownFields(['parentResource', 'childResources', 'hooks', 'resyncPeriodSeconds', 'generateSelector', 'endpointConfigs']);
+  spec.warnUnknownFields(['parentResource', 'childResources', 'hooks', 'resyncPeriodSeconds', 'generateSelector', 'endpointConfigs', 'readyCondition']);
   const parentResource = readParentResource(spec.field('parentResource'));
   const childResources = (spec.field('childResources').items() ?? []).map(readChildResource);
   refuseRepeatedTargets(spec.field('childResources'), childResources);
@@ -246,7 +247,8 @@ function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
   const endpointConfigs = readEndpointConfigs(spec.field('endpointConfigs'));
   checkSecurity(spec, hooks, endpointConfigs);
   checkRelatedVersions(spec, hooks);
-  return omitUndefined({ parentResource, childResources, hooks, resyncPeriodSeconds, generateSelector, endpointConfigs });
+  const readyCondition = spec.field('readyCondition').boolean();
+  return omitUndefined({ parentResource, childResources, hooks, resyncPeriodSeconds, generateSelector, endpointConfigs, readyCondition });
 }
 
 function readDecoratorResource(r: FieldReader): DecoratorResourceRule {
@@ -260,14 +262,17 @@ function readDecoratorResource(r: FieldReader): DecoratorResourceRule {
 }
 
 function readAttachment(r: FieldReader): AttachmentRule {
-  r.warnUnknownFields(['apiVersion', 'resource', 'updateStrategy']);
+  r.warnUnknownFields(['apiVersion', 'resource', 'updateStrategy'], ATTACHMENT_HINTS);
   r.field('updateStrategy').warnUnknownFields(['method']);
   return { ...readResourceRule(r), updateStrategy: { method: readMethod(r.field('updateStrategy')) } };
 }
 
+/** A field a DecoratorController may carry by mistake for a CompositeController's. */
+const DECORATOR_HINTS = { readyCondition: 'only a CompositeController writes a Ready condition on its parent' };
+
 function readDecoratorSpec(spec: FieldReader): DecoratorControllerSpec {
   spec.object(true);
-  spec.warnUnknownFields(['resources', 'attachments', 'hooks', 'resyncPeriodSeconds', 'endpointConfigs']);
+  spec.warnUnknownFields(['resources', 'attachments', 'hooks', 'resyncPeriodSeconds', 'endpointConfigs'], DECORATOR_HINTS);
   const resources = (spec.field('resources').items(true) ?? []).map(readDecoratorResource);
   // Metacontroller takes an empty list and decorates nothing, for good; say so instead.
   if (Array.isArray(spec.field('resources').value) && resources.length === 0) spec.field('resources').problem('expected at least one resource rule');

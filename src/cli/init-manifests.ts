@@ -7,14 +7,45 @@
  */
 import { hookFields, type Scaffold, type ScaffoldNames } from './init-names.ts';
 
-/** A CompositeController's status carries the generation it was synced at; a decorator's does not. */
-function observedGenerationSchema(scaffold: Scaffold): string {
+/**
+ * A CompositeController's status carries the generation it was synced at, and loom's Ready condition
+ * (`readyCondition: true`, docs/ordering-and-readiness.md), kept as Kubernetes keeps conditions: one
+ * per type. A decorator's status has neither.
+ */
+function compositeStatusSchema(scaffold: Scaffold): string {
   return scaffold.controller === 'composite'
     ? `
                 observedGeneration:
                   type: integer
-                  description: The generation loom last synced (written by loom with every status).`
+                  description: The generation loom last synced (written by loom with every status).
+                conditions:
+                  type: array
+                  description: Ready, written by loom from the children's readiness.
+                  x-kubernetes-list-type: map
+                  x-kubernetes-list-map-keys: [type]
+                  items:
+                    type: object
+                    required: [type, status]
+                    properties:
+                      type: { type: string }
+                      status: { type: string, enum: ["True", "False", "Unknown"] }
+                      reason: { type: string }
+                      message: { type: string }
+                      observedGeneration: { type: integer }
+                      lastTransitionTime: { type: string, format: date-time }`
     : '';
+}
+
+/**
+ * The Ready column: loom's Ready condition for a CompositeController (the children exist and are
+ * ready), with its reason beside it in `kubectl get -o wide`; the hook's `ready` field for a
+ * decorator, which has no such condition.
+ */
+function printerColumns(scaffold: Scaffold): string {
+  return scaffold.controller === 'composite'
+    ? `        - { name: Ready, type: string, jsonPath: '.status.conditions[?(@.type=="Ready")].status' }
+        - { name: Reason, type: string, priority: 1, jsonPath: '.status.conditions[?(@.type=="Ready")].reason' }`
+    : '        - { name: Ready, type: boolean, jsonPath: .status.ready }';
 }
 
 /** The CRD: namespaced, with a status subresource and a schema for every field the hook writes. */
@@ -35,7 +66,7 @@ spec:
       storage: true
       subresources: { status: {} }
       additionalPrinterColumns:
-        - { name: Ready, type: boolean, jsonPath: .status.ready }
+${printerColumns(scaffold)}
         - { name: Age, type: date, jsonPath: .metadata.creationTimestamp }
       schema:
         openAPIV3Schema:
@@ -52,7 +83,7 @@ spec:
             status:
               type: object
               # The API server drops status fields the schema does not name: add each one the hook writes.
-              properties:${observedGenerationSchema(scaffold)}
+              properties:${compositeStatusSchema(scaffold)}
                 ready:
                   type: boolean
                   description: The ConfigMap exists.
@@ -116,6 +147,8 @@ function resources(scaffold: Scaffold): string {
 `;
   return scaffold.controller === 'composite'
     ? `  generateSelector: true
+  # loom writes a Ready condition on each ${scaffold.names.kind}: True once its children exist and are ready.
+  readyCondition: true
   parentResource:
     apiVersion: ${apiVersion}
     resource: ${plural}

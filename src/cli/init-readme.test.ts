@@ -27,4 +27,13 @@ describe('the scaffold README', () => {
     expect(text).toContain('`websites/status`');
     expect(text).toContain('`spec.attachments`');
   });
+
+  it('tells a CompositeController user about the Ready condition and child order, and a decorator user neither', () => {
+    const composite = readme({ names, hook: 'jsonata', controller: 'composite' });
+    expect(composite).toContain('loom also writes a `Ready` condition on it (`readyCondition: true`)');
+    expect(composite).toContain('`loom.dev/depends-on`');
+    const decorator = readme({ names, hook: 'jsonata', controller: 'decorator' });
+    expect(decorator).not.toContain('readyCondition');
+    expect(decorator).not.toContain('loom.dev/wave');
+  });
 });

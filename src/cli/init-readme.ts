@@ -79,6 +79,12 @@ it instead of \`url\`, e.g. \`webhook: { service: { name: ${scaffold.names.kebab
 \`loom render\` keeps working: it calls \`hook.ts\` in-process at the webhook's path.`;
 }
 
+/** Where a CompositeController's children can be put in order (docs/ordering-and-readiness.md). */
+const ORDER_HINT = `
+- Children that must wait for others (a claim before the StatefulSet that mounts it) take a \`wave\`
+  on their \`childResources\` entry, or the \`loom.dev/wave\` and \`loom.dev/depends-on\` annotations;
+  \`readyWhen\` says when one of your own types is ready. See loom's docs/ordering-and-readiness.md.`;
+
 function changeSection(scaffold: Scaffold): string {
   const hook = scaffold.hook === 'jsonata' ? 'the expression in `controller.yaml`' : 'the sync function in `hook.ts`';
   const rules = scaffold.controller === 'composite' ? 'childResources' : 'attachments';
@@ -89,18 +95,21 @@ function changeSection(scaffold: Scaffold): string {
 - Every status field the hook writes needs its place in \`crd.yaml\`'s status schema: the API server
   silently drops the fields it does not name.
 - Another type of object to manage goes into \`spec.${rules}\` of \`controller.yaml\`, with its
-  \`updateStrategy\`; \`loom validate\` and \`loom render\` check the result.`;
+  \`updateStrategy\`; \`loom validate\` and \`loom render\` check the result.${scaffold.controller === 'composite' ? ORDER_HINT : ''}`;
 }
 
 /** `README.md`. */
 export function readme(scaffold: Scaffold): string {
   const { kind, apiVersion, controllerName } = scaffold.names;
   const how = scaffold.controller === 'composite' ? 'owned by it' : 'attached to it';
+  const condition = scaffold.controller === 'composite'
+    ? ' loom also writes a `Ready` condition on it (`readyCondition: true`), True once the ConfigMap\nexists and is ready: the `READY` column of `kubectl get`.'
+    : '';
   return `# ${controllerName}
 
 A controller for \`${kind}\` (\`${apiVersion}\`), run by loom (the \`kube-loom\` package)
 and scaffolded by \`loom init\`. Each ${kind} gets a ConfigMap of the same name, ${how}, holding
-its \`spec.message\`; its status says whether that ConfigMap exists (\`ready\`). Replace that with
+its \`spec.message\`; its status says whether that ConfigMap exists (\`ready\`).${condition} Replace that with
 your own logic: the tests and the render golden are there to keep it honest.
 
 ## Files

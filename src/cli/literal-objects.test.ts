@@ -12,7 +12,7 @@ describe('literalObjects', () => {
   ]
 }`;
     expect(literalObjects(expression, 'children')).toEqual([
-      { kind: 'Secret', apiVersion: 'v1', line: 3, column: 5 },
+      { kind: 'Secret', apiVersion: 'v1', line: 3, column: 5, name: 'x' },
       { kind: 'Deployment', apiVersion: 'apps/v1', line: 4, column: 30 },
       { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', line: 5, column: 22 },
     ]);
@@ -58,5 +58,26 @@ describe('literalObjects', () => {
       }
     }
     expect(literalObjects(nested(Math.floor(parses * 0.95)), 'children').map((o) => o.kind)).toEqual(['ConfigMap']);
+  });
+
+  it('reads a literal name and the annotations whose keys and values are literal strings', () => {
+    const expression = `{ "children": [{
+  "apiVersion": "apps/v1", "kind": "Deployment",
+  "metadata": {
+    "name": "web",
+    "annotations": { "loom.dev/wave": "1", "loom.dev/depends-on": "Job.batch/" & parent.metadata.name, "note": 3 }
+  }
+}] }`;
+    expect(literalObjects(expression, 'children')).toEqual([
+      { kind: 'Deployment', apiVersion: 'apps/v1', line: 1, column: 16, name: 'web', annotations: { 'loom.dev/wave': '1' }, computedAnnotations: true },
+    ]);
+  });
+
+  it('has no name or annotations when they are computed', () => {
+    const expression = '{ "children": [{ "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": parent.metadata.name, "annotations": $merge([{}]) } }] }';
+    const [object] = literalObjects(expression, 'children');
+    expect(object).not.toHaveProperty('name');
+    expect(object).not.toHaveProperty('annotations');
+    expect(object).toHaveProperty('computedAnnotations', true);
   });
 });

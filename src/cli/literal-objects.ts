@@ -8,12 +8,19 @@
  */
 import jsonata from 'jsonata';
 
-/** One literal object: its kind, its apiVersion when that is a literal too, and where it starts. */
+/**
+ * One literal object: its kind, its apiVersion, name and annotations as far as they are literals
+ * too (only annotations whose key and value are string literals), and where it starts.
+ */
 export interface LiteralObject {
   kind: string;
   apiVersion?: string | undefined;
   line: number;
   column: number;
+  name?: string;
+  annotations?: Record<string, string>;
+  /** Set when some annotations (or all of them) are computed: `annotations` holds only the literal ones. */
+  computedAnnotations?: true;
 }
 
 interface AstNode {
@@ -38,6 +45,48 @@ function literalEntry(pairs: readonly unknown[], key: string): string | undefine
   return undefined;
 }
 
+/** The `[key, value]` pairs of an object constructor, or `undefined` when `node` is none. */
+function pairsOf(node: unknown): unknown[] | undefined {
+  return isNode(node) && node.type === 'unary' && node.value === '{' && Array.isArray(node.lhs) ? (node.lhs as unknown[]) : undefined;
+}
+
+/** The value expression of the `key` entry of an object constructor's pairs. */
+function valueAt(pairs: readonly unknown[], key: string): unknown {
+  const pair = pairs.find((p) => Array.isArray(p) && isNode(p[0]) && p[0].type === 'string' && p[0].value === key) as unknown[] | undefined;
+  return pair?.[1];
+}
+
+function isStringLiteral(node: unknown): node is AstNode & { value: string } {
+  return isNode(node) && node.type === 'string' && typeof node.value === 'string';
+}
+
+/** The entries of an object constructor whose keys and values are both string literals, and whether it has others. */
+function stringEntries(pairs: readonly unknown[]): { entries: Record<string, string>; computed: boolean } {
+  const literal = pairs.flatMap((pair) => {
+    const [name, value] = Array.isArray(pair) ? (pair as unknown[]) : [];
+    return isStringLiteral(name) && isStringLiteral(value) ? [[name.value, value.value] as const] : [];
+  });
+  // fromEntries defines own properties, so a `__proto__` key stays data.
+  return { entries: Object.fromEntries(literal), computed: literal.length < pairs.length };
+}
+
+/** The literal annotations of a `metadata` constructor, and whether some are computed. */
+function literalAnnotations(metadata: readonly unknown[]): Pick<LiteralObject, 'annotations' | 'computedAnnotations'> {
+  const value = valueAt(metadata, 'annotations');
+  if (value === undefined) return {};
+  const pairs = pairsOf(value);
+  const { entries, computed } = pairs === undefined ? { entries: {}, computed: true } : stringEntries(pairs);
+  return { ...(Object.keys(entries).length > 0 && { annotations: entries }), ...(computed && { computedAnnotations: true as const }) };
+}
+
+/** The literal name and annotations of an object's `metadata` constructor, each only when present. */
+function literalMetadata(pairs: readonly unknown[]): Pick<LiteralObject, 'name' | 'annotations' | 'computedAnnotations'> {
+  const metadata = pairsOf(valueAt(pairs, 'metadata'));
+  if (metadata === undefined) return {};
+  const name = literalEntry(metadata, 'name');
+  return { ...(typeof name === 'string' && { name }), ...literalAnnotations(metadata) };
+}
+
 function hasKey(pairs: readonly unknown[], key: string): boolean {
   return literalEntry(pairs, key) !== undefined;
 }
@@ -56,7 +105,9 @@ function literalObjectAt(node: AstNode, expression: string): LiteralObject | und
   const kind = literalEntry(pairs, 'kind');
   if (typeof kind !== 'string' || !hasKey(pairs, 'apiVersion') || !hasKey(pairs, 'metadata')) return undefined;
   // JSONata's position is just past the token that opened the object.
-  return { kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumn(expression, (node.position ?? 1) - 1) };
+  return {
+    kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumn(expression, (node.position ?? 1) - 1), ...literalMetadata(pairs),
+  };
 }
 
 /** The value expressions of an object constructor's `field` entries (string-literal keys only). */

@@ -5,9 +5,10 @@
  * the CRDs among the validated files and the built-in types: a problem then. Without them the kind is
  * guessed from Kubernetes' regular plural, which an irregular one (`mice`) defeats: only a warning.
  */
-import { groupOf, type FieldProblem, type Hook, type KubeObject, type ResourceRule } from '../api/index.ts';
+import type { FieldProblem, Hook, KubeObject, ResourceRule } from '../api/index.ts';
+import { declaredTypes, declares } from './declared-types.ts';
 import { literalObjects, type LiteralObject } from './literal-objects.ts';
-import { regularPlural, typeCatalog } from '../offline/render-types.ts';
+import { regularPlural } from '../offline/render-types.ts';
 
 /** What the check needs of a parsed controller. */
 export interface DeclaredObjects {
@@ -15,14 +16,6 @@ export interface DeclaredObjects {
   field: 'childResources' | 'attachments';
   rules: readonly ResourceRule[];
   hooks: { sync?: Hook | undefined; finalize?: Hook | undefined };
-}
-
-/** Whether `rule` names `object`'s type: `true`, `false`, or `'guess'` when it might (its kind is not known). */
-function declares(rule: ResourceRule, kindOf: (rule: ResourceRule) => string | undefined, object: LiteralObject): boolean | 'guess' {
-  if (object.apiVersion !== undefined && groupOf(object.apiVersion) !== groupOf(rule.apiVersion)) return false;
-  const kind = kindOf(rule);
-  if (kind !== undefined) return kind === object.kind;
-  return regularPlural(object.kind) === rule.resource || 'guess';
 }
 
 function describeRule(object: LiteralObject): string {
@@ -46,16 +39,15 @@ function report(object: LiteralObject, field: DeclaredObjects['field'], certain:
 
 /** One problem (or warning) per literal object of an undeclared kind in an inline sync or finalize expression. */
 export function undeclaredChildren(controller: DeclaredObjects, crds: readonly KubeObject[]): UndeclaredChildren {
-  const catalog = typeCatalog({ crds, examples: [] });
-  const kindOf = (rule: ResourceRule) => catalog.resolve(rule)?.kind;
-  const { field, rules } = controller;
+  const types = declaredTypes(controller.rules, crds);
+  const { field } = controller;
   // The answer's list of desired objects for each declaring field.
   const answered = field === 'childResources' ? 'children' : 'attachments';
   const found: UndeclaredChildren = { problems: [], warnings: [] };
   for (const name of ['sync', 'finalize'] as const) {
     const expression = controller.hooks[name]?.jsonata?.expression ?? '';
     for (const object of literalObjects(expression, answered)) {
-      const answers = rules.map((rule) => declares(rule, kindOf, object));
+      const answers = types.map((type) => declares(type, object));
       if (answers.includes(true)) continue;
       const certain = !answers.includes('guess');
       (certain ? found.problems : found.warnings).push({ path: `spec.hooks.${name}.jsonata.expression`, message: report(object, field, certain) });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { composite, memoryFiles, validateOne } from './validate.test-support.ts';
 import { formatValidation, validateFiles, type ReadTextFile, type ValidationResult } from './validate.ts';
 
 const TESTDATA = new URL('testdata/validate/', import.meta.url);
@@ -8,32 +9,8 @@ const TESTDATA = new URL('testdata/validate/', import.meta.url);
 /** Reads fixtures by bare name, so reported lines start with the name rather than an absolute path. */
 const readFixture: ReadTextFile = (name) => readFile(new URL(name, TESTDATA), 'utf8');
 
-/** Reads from an in-memory map of file name to text; unknown names fail like a missing file. */
-function memoryFiles(files: Record<string, string>): ReadTextFile {
-  return async (name) => {
-    const text = files[name];
-    if (text === undefined) throw new Error(`ENOENT: no such file or directory, open '${name}'`);
-    return Promise.resolve(text);
-  };
-}
-
-/** A minimal CompositeController as YAML (JSON is YAML), with `spec` fields merged in. */
-function composite(spec: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}): string {
-  return JSON.stringify({
-    apiVersion: 'metacontroller.k8s.io/v1alpha1',
-    kind: 'CompositeController',
-    metadata: { name: 'c' },
-    spec: { parentResource: { apiVersion: 'example.com/v1', resource: 'widgets' }, hooks: { sync: { webhook: { url: 'http://h/sync' } } }, ...spec },
-    ...envelope,
-  });
-}
-
 function withSyncExpression(expression: string): string {
   return composite({ hooks: { sync: { jsonata: { expression } } } });
-}
-
-async function validateOne(name: string, text: string): Promise<ValidationResult> {
-  return validateFiles([name], memoryFiles({ [name]: text }));
 }
 
 describe('validateFiles: fixtures', () => {

@@ -11,8 +11,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { loadAll, YAMLException } from 'js-yaml';
-import { systemClock } from '../engine/index.ts';
-import { compileJsonataHook, JsonataCompileError } from '../hooks/index.ts';
 import {
   KINDS,
   closestMatch,
@@ -25,7 +23,9 @@ import {
   isRecord,
 } from '../api/index.ts';
 import type { ReadTextFile } from '../offline/render-inputs.ts';
-import { undeclaredChildren, type UndeclaredChildren } from './undeclared-children.ts';
+import { childPolicyChecks } from './child-policy-checks.ts';
+import { jsonataSyntaxError } from './jsonata-syntax.ts';
+import { undeclaredChildren } from './undeclared-children.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
 export interface ValidationResult {
@@ -58,18 +58,6 @@ function at(value: unknown, ...keys: string[]): unknown {
   return node;
 }
 
-/** The compile error of `expression` as a message, or `undefined` when it compiles. */
-function jsonataSyntaxError(expression: string): string | undefined {
-  try {
-    // The same compiler loom runs, so `validate` and a running controller report the same place.
-    compileJsonataHook({ expression, hook: 'sync', timeoutMs: 1_000, clock: systemClock });
-    return undefined;
-  } catch (error) {
-    if (error instanceof JsonataCompileError) return error.message.replace(/^.*?JSONata /, '');
-    return `syntax error: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}
-
 /** Compiles every inline JSONata hook; `configMapRef` expressions live in the cluster and are not checked. */
 function compileHooks(doc: unknown, names: readonly string[]): FieldProblem[] {
   return names.flatMap((name) => {
@@ -85,7 +73,7 @@ function fromParse(result: ParseResult<unknown>): DocumentReport {
   return { problems: result.ok ? [] : [...result.problems], warnings: [...result.warnings] };
 }
 
-function addUndeclared(report: DocumentReport, found: UndeclaredChildren): void {
+function addFindings(report: DocumentReport, found: DocumentReport): void {
   report.problems.push(...found.problems);
   report.warnings.push(...found.warnings);
 }
@@ -94,7 +82,10 @@ function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const parsed = parseCompositeController(doc);
   const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, COMPOSITE_HOOKS));
-  if (parsed.ok) addUndeclared(report, undeclaredChildren({ field: 'childResources', rules: parsed.value.spec.childResources, hooks: parsed.value.spec.hooks }, crds));
+  if (!parsed.ok) return report;
+  const { childResources: rules, hooks } = parsed.value.spec;
+  addFindings(report, undeclaredChildren({ field: 'childResources', rules, hooks }, crds));
+  addFindings(report, childPolicyChecks({ rules, hooks }, crds));
   return report;
 }
 
@@ -102,7 +93,7 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const parsed = parseDecoratorController(doc);
   const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, DECORATOR_HOOKS));
-  if (parsed.ok) addUndeclared(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
+  if (parsed.ok) addFindings(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
@@ -197,6 +188,11 @@ function isCrd(doc: unknown): doc is KubeObject {
  * - every object an inline sync or finalize expression builds literally (a `kind` string beside
  *   `apiVersion` and `metadata`) is of a declared child (attachment) type, as read from the CRDs in the
  *   files given, the built-in types, or else the kind's regular plural;
+ * - loom's ordering and readiness (docs/ordering-and-readiness.md): every child type's `readyWhen`
+ *   compiles; the loom.dev/* annotations of each literal child parse (wave, depends-on, policies),
+ *   its ready-when compiles, each sibling it depends on is of a declared child kind (with a
+ *   did-you-mean), and among the literal children none depends on a sibling of a later wave and no
+ *   dependencies form a cycle;
  *
  * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
  * ConfigMap/Secret references resolve.

@@ -139,6 +139,18 @@ export const ROWS: Row[] = [
   cc('child apiVersion with an empty group', set({ 'spec.childResources[0].apiVersion': '/v1' }), 'spec.childResources[0].apiVersion', INVALID),
   cc('child resource discovery does not know (retried with backoff)', alone('secrets', set({ 'spec.childResources[0].resource': 'configmapz' })), 'spec.childResources[0].resource', CREATE_ERROR),
   cc('child resource named twice', set({ 'spec.childResources[1]': { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'Recreate' } } }), 'spec.childResources[1]', INVALID),
+  // loom's ordering, readiness and child policy fields (docs/ordering-and-readiness.md).
+  cc('every ordering, readiness and policy field set (accepted)', set({
+    'spec.childResources[0].wave': -1, 'spec.childResources[0].readyWhen': '$exists(data)', 'spec.childResources[0].deletionPolicy': 'Retain',
+    'spec.childResources[0].onImmutableChange': 'Recreate', 'spec.childResources[0].adopt': 'Never', 'spec.readyCondition': true,
+  }), '', ACCEPTED),
+  cc('child deletionPolicy unknown', set({ 'spec.childResources[0].deletionPolicy': 'Keep' }), 'spec.childResources[0].deletionPolicy', API),
+  cc('child adopt in the wrong case', set({ 'spec.childResources[0].adopt': 'never' }), 'spec.childResources[0].adopt', API),
+  cc('child wave fractional', set({ 'spec.childResources[0].wave': 1.5 }), 'spec.childResources[0].wave', API),
+  cc('child wave wider than an annotation can name', set({ 'spec.childResources[0].wave': 1_000_000_000 }), 'spec.childResources[0].wave', API),
+  cc('child readyWhen empty', set({ 'spec.childResources[0].readyWhen': '' }), 'spec.childResources[0].readyWhen', API),
+  cc('child readyWhen only white space', set({ 'spec.childResources[0].readyWhen': ' \n ' }), 'spec.childResources[0].readyWhen', INVALID),
+  cc('readyCondition a string', set({ 'spec.readyCondition': 'true' }), 'spec.readyCondition', API),
   // Hooks.
   cc('webhook url not a URL', set({ 'spec.hooks.sync': { webhook: { url: 'hooks/sync' } } }), 'spec.hooks.sync.webhook.url', INVALID),
   cc('webhook url with ftp://', set({ 'spec.hooks.sync': { webhook: { url: 'ftp://hooks.example/sync' } } }), 'spec.hooks.sync.webhook.url', INVALID),

@@ -7,9 +7,19 @@ export function fixture(name: string): unknown {
   return load(readFileSync(new URL(name, import.meta.url), 'utf8'));
 }
 
+/** The text of CRD file `name` in `src/api/crds/`. */
+export function crdText(name: string): string {
+  return readFileSync(new URL(`../crds/${name}`, import.meta.url), 'utf8');
+}
+
 /** The parsed YAML document `name` in `src/api/crds/`. */
 export function crdFile(name: string): unknown {
-  return load(readFileSync(new URL(`../crds/${name}`, import.meta.url), 'utf8'));
+  return load(crdText(name));
+}
+
+/** The text of the Helm chart's copy of CRD file `name` (`charts/loom/crds/`). */
+export function chartCrdText(name: string): string {
+  return readFileSync(new URL(`../../../charts/loom/crds/${name}`, import.meta.url), 'utf8');
 }
 
 /**
