@@ -4,10 +4,10 @@ import type { ChildPolicies } from '../api/controller-spec.ts';
 import { childOrderOf, findCycle, orderKeyOf, removalOrderOf, type DeclaredKind } from './child-order.ts';
 
 /** A desired child: `ConfigMap/a`, `apps/v1 Deployment/web`, with annotations. */
-function child(apiVersion: string, kind: string, name: string, annotations?: Record<string, string>, namespace = 'ns'): KubeObject {
+function child(apiVersion: string, kind: string, name: string, { annotations, namespace = 'ns' }: { annotations?: Record<string, string>; namespace?: string } = {}): KubeObject {
   return { apiVersion, kind, metadata: { name, namespace: namespace || undefined, ...(annotations && { annotations }) } };
 }
-const cm = (name: string, annotations?: Record<string, string>) => child('v1', 'ConfigMap', name, annotations);
+const cm = (name: string, annotations?: Record<string, string>) => child('v1', 'ConfigMap', name, { annotations });
 const declared: DeclaredKind[] = [
   { apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'apps/v1', kind: 'Deployment' },
   { apiVersion: 'db.example.com/v1', kind: 'Database' }, { apiVersion: 'other.example.com/v1', kind: 'Database' },
@@ -48,7 +48,7 @@ describe('childOrderOf', () => {
     { name: 'a cluster-scoped sibling without namespace', ref: 'Namespace/team', want: key('v1', 'Namespace', 'team', '') },
   ])('resolves $name', ({ ref, want }) => {
     const desired = [
-      cm('a'), child('apps/v1', 'Deployment', 'web'), child('db.example.com/v1', 'Database', 'pg'), child('v1', 'Namespace', 'team', undefined, ''),
+      cm('a'), child('apps/v1', 'Deployment', 'web'), child('db.example.com/v1', 'Database', 'pg'), child('v1', 'Namespace', 'team', { namespace: '' }),
       cm('x', { 'loom.dev/depends-on': ref }),
     ];
     const result = order(desired);
