@@ -4,8 +4,8 @@ import type { ChildPolicies } from '../api/controller-spec.ts';
 import { childOrderOf, findCycle, orderKeyOf, removalOrderOf, type DeclaredKind } from './child-order.ts';
 
 /** A desired child: `ConfigMap/a`, `apps/v1 Deployment/web`, with annotations. */
-function child(apiVersion: string, kind: string, name: string, { annotations, namespace = 'ns' }: { annotations?: Record<string, string>; namespace?: string } = {}): KubeObject {
-  return { apiVersion, kind, metadata: { name, namespace: namespace || undefined, ...(annotations && { annotations }) } };
+function child(apiVersion: string, kind: string, name: string, { annotations, namespace = 'ns' }: { annotations?: Record<string, string> | undefined; namespace?: string } = {}): KubeObject {
+  return { apiVersion, kind, metadata: { name, ...(namespace && { namespace }), ...(annotations && { annotations }) } };
 }
 const cm = (name: string, annotations?: Record<string, string>) => child('v1', 'ConfigMap', name, { annotations });
 const declared: DeclaredKind[] = [

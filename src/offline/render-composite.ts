@@ -173,7 +173,7 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
     },
     manageChildren: async ({ desired }) => {
       recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], types: recorded.types ?? [] });
-      return [];
+      return { failures: [] };
     },
     writeStatus: (obj, hookStatus) => {
       recorded.status = statusOf(ctx, obj, hookStatus);
