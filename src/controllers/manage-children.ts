@@ -129,28 +129,41 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   }
   const decisions = await planFor(manager, allDesired, observed);
   const options = executeOptions(manager, observed);
-  if (!ordering.order.ordered && !manager.reportReadiness) {
+  const removals = removalOrderOf(orderInput(manager, unwanted(ordering.order, observed)));
+  if (!ordering.order.ordered && !removals.ordered && !manager.reportReadiness) {
     return { failures: tally(manager, await executePlan({ ...options, decisions, writer: manager.host.writer })) };
   }
-  return inOrder(manager, { order: ordering.order, decisions, observed, options });
+  return inOrder(manager, { order: ordering.order, removals, decisions, observed, options });
+}
+
+/** The observed children that are not desired: they go, in reverse order. */
+function unwanted(order: ChildOrder, observed: readonly KubeObject[]): KubeObject[] {
+  return observed.filter((obj) => !order.children.has(orderKeyOf(childRefOf(obj))));
+}
+
+/** A planned sync whose writes go in order. */
+interface OrderedPlan {
+  order: ChildOrder;
+  removals: ChildOrder;
+  decisions: ChildDecision[];
+  observed: KubeObject[];
+  options: ReturnType<typeof executeOptions>;
 }
 
 /** The writes of an ordered (or reported) sync. */
-async function inOrder(manager: ChildManager, plan: { order: ChildOrder; decisions: ChildDecision[]; observed: KubeObject[]; options: ReturnType<typeof executeOptions> }): Promise<ManagedChildren> {
-  const { order, decisions, observed, options } = plan;
+async function inOrder(manager: ChildManager, plan: OrderedPlan): Promise<ManagedChildren> {
+  const { order, removals, decisions, observed, options } = plan;
   const keyOf = (obj: KubeObject) => orderKeyOf(childRefOf(obj));
   const recording = recordingWriter(manager.host.writer, keyOf);
-  const desiredKeys = new Set(order.children.keys());
   const judge = manager.judge ?? kstatusJudge;
   const signal = manager.signal ?? new AbortController().signal;
   const written = await writeInOrder({
-    order, decisions, writtenOf: recording.writtenOf,
-    removals: removalOrderOf(orderInput(manager, observed.filter((obj) => !desiredKeys.has(keyOf(obj))))),
+    order, decisions, writtenOf: recording.writtenOf, removals,
     observed: new Map(observed.map((obj) => [keyOf(obj), obj])),
     execute: (round) => executePlan({ ...options, decisions: round, writer: recording.writer }),
     judge: (objects) => judge.judge(objects, signal),
   });
   const failures = tally(manager, written.outcomes);
   const failed = failures.map((f) => boundedJoin(errorChain(f), ': '));
-  return { failures, report: { ordered: order.ordered, children: written.children, held: written.held, failed } };
+  return { failures, report: { ordered: order.ordered || removals.ordered, children: written.children, held: written.held, failed } };
 }

@@ -10,14 +10,14 @@ import type { KubeObject } from '../api/index.ts';
 import { PlanStoppedError, type ChildOutcome } from '../apply/index.ts';
 import {
   nextRemovals, nextWrites, orderKeyOf, readinessOf,
-  type ChildDecision, type ChildOrder, type ChildProgress, type Hold, type OrderedChild, type Readiness, type ChildRef,
+  type ChildDecision, type ChildOrder, type ChildProgress, type Hold, type Readiness, type ChildRef,
 } from '../core/index.ts';
 
 /** What writing in order needs. */
 export interface OrderedWritesInput {
   order: ChildOrder;
   /** The order of the unwanted observed children, for deleting them in reverse. */
-  removals: ReadonlyMap<string, OrderedChild>;
+  removals: ChildOrder;
   decisions: readonly ChildDecision[];
   /** The observed children by order key. */
   observed: ReadonlyMap<string, KubeObject>;

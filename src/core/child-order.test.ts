@@ -126,6 +126,6 @@ describe('removalOrderOf', () => {
       ],
       declared, ruleOf: () => undefined,
     });
-    expect([...removals.values()].map((c) => [c.ref.name, c.wave, c.dependsOn])).toEqual([['bad', 0, []], ['lost', 0, []], ['p', 2, []], ['q', 2, []]]);
+    expect([...removals.children.values()].map((c) => [c.ref.name, c.wave, c.dependsOn])).toEqual([['bad', 0, []], ['lost', 0, []], ['p', 2, []], ['q', 2, []]]);
   });
 });

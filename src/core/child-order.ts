@@ -156,8 +156,8 @@ export function childOrderOf(input: ChildOrderInput): ChildOrderResult {
  * deleting must go on. What does not parse counts as wave 0, a sibling that is not going is ignored,
  * and a cycle (a child edited by hand) leaves the waves alone to order them.
  */
-export function removalOrderOf(input: ChildOrderInput): ReadonlyMap<string, OrderedChild> {
-  const { children } = resolveAll(input, []);
+export function removalOrderOf(input: ChildOrderInput): ChildOrder {
+  const { children, ordered } = resolveAll(input, []);
   if (findCycle(children)) for (const child of children.values()) child.dependsOn = [];
-  return children;
+  return { ordered, children };
 }

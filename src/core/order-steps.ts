@@ -130,15 +130,15 @@ export interface RemovalProgress {
  * The deletions that may go now and those held (see the module comment). `removals` is the order of
  * the unwanted observed children (`removalOrderOf`).
  */
-export function nextRemovals(removals: ReadonlyMap<string, OrderedChild>, progress: RemovalProgress): Steps {
+export function nextRemovals(removals: ChildOrder, progress: RemovalProgress): Steps {
   const dependents = new Map<string, OrderedChild[]>();
-  for (const child of removals.values()) {
+  for (const child of removals.children.values()) {
     for (const key of child.dependsOn) dependents.set(key, [...(dependents.get(key) ?? []), child]);
   }
-  const existing = [...removals.values()].filter((c) => progress.exists(c.key)).sort((a, b) => b.wave - a.wave);
+  const existing = [...removals.children.values()].filter((c) => progress.exists(c.key)).sort((a, b) => b.wave - a.wave);
   const runnable: string[] = [];
   const held: Hold[] = [];
-  for (const child of removals.values()) {
+  for (const child of removals.children.values()) {
     if (!progress.pending(child.key)) continue;
     const first = (dependents.get(child.key) ?? []).filter((c) => progress.exists(c.key));
     const higher = existing.filter((c) => c.wave > child.wave && !first.includes(c));
