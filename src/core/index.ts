@@ -36,4 +36,4 @@ export {
 export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessStatus } from './readiness/index.ts';
 export { childOrderOf, removalOrderOf, orderKeyOf, describeRef, findCycle, type ChildOrder, type ChildOrderInput, type ChildOrderResult, type DeclaredKind, type OrderedChild } from './child-order.ts';
 export { nextWrites, nextRemovals, describeHold, isSatisfied, NAMED_WAITS, type ChildProgress, type Hold, type RemovalProgress, type Steps, type Wait } from './order-steps.ts';
-export { readyCondition, withReadyCondition, READY_CONDITION_TYPE, type ChildrenReport, type ReadyConditionInput, type ReadyReason } from './ready-condition.ts';
+export { readyCondition, wantsReadyCondition, withReadyCondition, READY_CONDITION_TYPE, type ChildrenReport, type ReadyConditionInput, type ReadyReason } from './ready-condition.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readyCondition, withReadyCondition, type ChildrenReport } from './ready-condition.ts';
+import { readyCondition, wantsReadyCondition, withReadyCondition, type ChildrenReport } from './ready-condition.ts';
 import { StatusConditionsError } from './updated-condition.ts';
 
 const ref = (name: string, kind = 'ConfigMap') => ({ apiVersion: 'v1', kind, namespace: 'ns', name });
@@ -69,5 +69,16 @@ describe('withReadyCondition', () => {
 
   it('refuses a conditions field that is not a list', () => {
     expect(() => withReadyCondition({ conditions: 'no' }, input)).toThrow(StatusConditionsError);
+  });
+});
+
+describe('wantsReadyCondition', () => {
+  it.each([
+    { name: 'no report (children not managed)', report: undefined, readyCondition: true, want: false },
+    { name: 'no order, not asked', report: report({ ordered: false }), readyCondition: undefined, want: false },
+    { name: 'no order, asked by spec.readyCondition', report: report({ ordered: false }), readyCondition: true, want: true },
+    { name: 'children in order', report: report(), readyCondition: false, want: true },
+  ])('$name: $want', ({ report, readyCondition, want }) => {
+    expect(wantsReadyCondition(report, readyCondition)).toBe(want);
   });
 });

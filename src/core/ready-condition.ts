@@ -56,6 +56,14 @@ function verdictOf(report: ChildrenReport): { status: 'True' | 'False'; reason: 
   return { status: 'True', reason: 'ChildrenReady', message: count === 1 ? '1 child is ready' : `${count} children are ready` };
 }
 
+/**
+ * Whether a sync writes the Ready condition: it has a report of its child writes, and the controller
+ * sets `spec.readyCondition` or a child uses waves or dependsOn.
+ */
+export function wantsReadyCondition(report: ChildrenReport | undefined, readyCondition: boolean | undefined): report is ChildrenReport {
+  return report !== undefined && (report.ordered || readyCondition === true);
+}
+
 /** The `Ready` entry of a status, if it has one. */
 function currentReady(status: unknown): { [key: string]: Json } | undefined {
   const conditions = isRecord(status) ? status.conditions : undefined;

@@ -3,7 +3,7 @@
  * using the cached object — no uncached GET per sync).
  */
 import type { KubeObject } from '../../api/index.ts';
-import { desiredStatus, isBuiltInGroup, statusChanged, withReadyCondition, type JsonObject } from '../../core/index.ts';
+import { desiredStatus, isBuiltInGroup, statusChanged, wantsReadyCondition, withReadyCondition, type JsonObject } from '../../core/index.ts';
 import type { StatusWrite } from '../../sync/composite-ports.ts';
 import { groupOf, type Json } from '../../api/index.ts';
 import { isConflict, isNotFound } from '../../kube/index.ts';
@@ -44,7 +44,7 @@ export async function writeStatus(ctx: CompositeContext, parent: KubeObject, hoo
 function statusOf(ctx: CompositeContext, parent: KubeObject, hookStatus: { [key: string]: Json } | null, { childrenWritten, report }: StatusWrite): JsonObject {
   const { generation } = parent.metadata;
   const status = desiredStatus({ hookStatus, generation, current: parent.status, childrenWritten });
-  if (!report || !(report.ordered || ctx.controller.spec.readyCondition === true)) return status;
+  if (!wantsReadyCondition(report, ctx.controller.spec.readyCondition)) return status;
   return withReadyCondition(status, { report, generation, current: parent.status, now: ctx.host.clock.now() });
 }
 
