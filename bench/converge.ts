@@ -27,6 +27,7 @@ import { freeLoopbackPort } from '../src/devcluster/ports.ts';
 import { createFairThrottle, systemClock, TokenBucket } from '../src/engine/index.ts';
 import { createRestClient, loadKubeConfig, writerFromDiscovery, type ObjectWriter, type RestClient } from '../src/kube/index.ts';
 import { childPids, mib, processStats, type ProcessStats } from './process-stats.ts';
+import { apiServerRequests, inBatches, isWrite, requestsIn, total, until, type RequestCounts } from './api-requests.ts';
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -46,6 +47,9 @@ const KIND = 'Bench';
 const PLURAL = 'benches';
 const VARIANT_LABEL = `${GROUP}/variant`;
 const exec = promisify(execFile);
+/** The resources this bench touches: the requests counted. */
+const OURS = /^\S+ (configmaps|benches|benches\/status|events|compositecontrollers\/status)( \(\d+\))?$/;
+const requestsBetween = (before: RequestCounts, after: RequestCounts): RequestCounts => requestsIn(before, after, OURS);
 
 /** The same answer as the webhook below: status counts the observed ConfigMaps, children are `<parent>-0..2`. */
 const JSONATA_SYNC = [
@@ -69,9 +73,6 @@ interface Variant {
   /** `webhook-ssa` and the like: a label value and a namespace name. */
   slug: string;
 }
-
-/** API requests as the API server counted them: `VERB resource[/subresource]` → count. */
-type RequestCounts = Map<string, number>;
 
 /** One point in a loom's life: its process, its reconciles and the API server's request counts. */
 interface Snapshot {
@@ -105,17 +106,6 @@ function crd(): object {
       versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
     },
   };
-}
-
-async function inBatches<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  }));
-}
-
-async function until(condition: () => Promise<boolean>, everyMs = 200): Promise<void> {
-  while (!(await condition())) await systemClock.sleep(everyMs);
 }
 
 function parentObject(name: string, namespace: string): object {
@@ -154,40 +144,6 @@ async function startWebhook(): Promise<{ url: string; calls: () => number; close
   const url = `${await hook.listen({ host: '127.0.0.1', port: 0 })}/sync`;
   return { url, calls: () => calls, close: () => hook.close() };
 }
-
-/** The API server's request counter, `VERB resource[/subresource]` → count, over writes and GETs (not lists or watches). */
-async function apiServerRequests(kubeconfig: string): Promise<RequestCounts> {
-  const { stdout } = await exec('kubectl', ['--kubeconfig', kubeconfig, 'get', '--raw', '/metrics'], { maxBuffer: 256 * 1024 * 1024 });
-  const counts: RequestCounts = new Map();
-  for (const line of stdout.split('\n')) {
-    if (!line.startsWith('apiserver_request_total{')) continue;
-    const label = (name: string): string => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
-    const verb = label('verb');
-    if (['LIST', 'WATCH', 'CONNECT'].includes(verb) || label('dry_run')) continue;
-    const subresource = label('subresource');
-    const code = label('code');
-    const key = `${verb} ${label('resource')}${subresource ? `/${subresource}` : ''}${code.startsWith('2') ? '' : ` (${code})`}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
-  }
-  return counts;
-}
-
-/** What `after` counted that `before` had not, leaving out the resources nobody in this bench touches. */
-function requestsBetween(before: RequestCounts, after: RequestCounts): RequestCounts {
-  const ours = /^\S+ (configmaps|benches|benches\/status|events|compositecontrollers\/status)( \(\d+\))?$/;
-  const diff: RequestCounts = new Map();
-  for (const [key, count] of after) {
-    const delta = count - (before.get(key) ?? 0);
-    if (delta > 0 && ours.test(key)) diff.set(key, delta);
-  }
-  return diff;
-}
-
-function total(counts: RequestCounts, filter: (key: string) => boolean = () => true): number {
-  return [...counts].filter(([key]) => filter(key)).reduce((sum, [, n]) => sum + n, 0);
-}
-
-const isWrite = (key: string): boolean => !key.startsWith('GET ');
 
 /** One metric of a loom, summed over its labels, from its metrics endpoint. */
 async function metric(metricsPort: number, name: string): Promise<number> {

@@ -4,17 +4,25 @@
  * method, delete what is no longer wanted), execute, count. Shared by both controller kinds.
  */
 import type { Logger } from 'pino';
-import { objectKey, type KubeObject, type UpdateMethod } from '../api/index.ts';
-import { childKey, executePlan, type AppliedRecords } from '../apply/index.ts';
-import { childRefOf, fingerprintOf, planChildrenInSlices, type ChildRef } from '../core/index.ts';
+import { objectKey, type ChildPolicies, type KubeObject, type UpdateMethod } from '../api/index.ts';
+import { childKey, executePlan, type AppliedRecords, type ChildOutcome } from '../apply/index.ts';
+import {
+  childOrderOf, childRefOf, fingerprintOf, orderKeyOf, planChildrenInSlices, removalOrderOf,
+  type ChildDecision, type ChildOrder, type ChildRef, type ChildrenReport,
+} from '../core/index.ts';
+import { boundedJoin } from '../api/index.ts';
+import { errorChain } from '../engine/index.ts';
+import { kstatusJudge, type ReadinessJudge } from '../sync/readiness-judge.ts';
+import { writeInOrder } from './ordered-writes.ts';
+import { recordingWriter } from './written-objects.ts';
 import { inTurns, SLICE_CHILDREN } from './in-turns.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 
-/** One declared owned type: its cache and update method. */
+/** One declared owned type: its cache, update method and loom's policies (wave, readyWhen, …). */
 export interface ManagedType {
-  rule: { updateStrategy: { method: UpdateMethod } };
+  rule: { updateStrategy: { method: UpdateMethod } } & ChildPolicies;
   type: ResourceType;
   store: ReadonlyObjectStore;
 }
@@ -34,6 +42,31 @@ export interface ChildManager {
   whyNotOurs: (existing: KubeObject) => string | undefined;
   /** Asked before each write: why the answer has gone stale, so no further write is started (`apply/plan-stopped.ts`). */
   stopIf?: (() => string | undefined) | undefined;
+  /** Judges children's readiness, for their order and the report; default kstatus's rules. */
+  judge?: ReadinessJudge | undefined;
+  /** Report readiness even when no child asks for order (`spec.readyCondition`). */
+  reportReadiness?: boolean | undefined;
+  /** Ends readiness judging early (expressions) when the controller stops. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * What managing came to: the failed writes (every write is attempted, held ones aside) and, when a
+ * child asks for order or `reportReadiness` is set, the report the parent's Ready condition is made of.
+ */
+export interface ManagedChildren {
+  failures: Error[];
+  report?: ChildrenReport | undefined;
+}
+
+/** An answer whose children cannot be ordered: nothing is written, and the sync fails saying why. */
+export class ChildOrderError extends Error {
+  override readonly name = 'ChildOrderError';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`the children's order is refused, nothing was written: ${problems.join('; ')}`);
+    this.problems = problems;
+  }
 }
 
 /**
@@ -49,20 +82,88 @@ function awaitingCache(manager: ChildManager, desired: KubeObject): boolean {
   return manager.records.get(childKey(childRefOf(desired)))?.hash === fingerprintOf(desired);
 }
 
-/** Converges `observed` to `allDesired`; returns the failed writes (every write is attempted). */
-export async function manageChildren(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<Error[]> {
-  const { applyStrategy, fieldManager } = manager.host.settings;
-  const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
-  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(manager, d)) : allDesired;
-  const methodFor = (apiVersion: string, kind: string) =>
-    manager.types.find((t) => t.type.apiVersion === apiVersion && t.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
-  const decisions = await inTurns(planChildrenInSlices({
-    desired, observed, methodFor, applyStrategy, fieldManager, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
-  }, SLICE_CHILDREN));
-  const outcomes = await executePlan({
-    decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
-    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, stopIf: manager.stopIf,
-  });
+function typeOf(manager: ChildManager, apiVersion: string, kind: string): ManagedType | undefined {
+  return manager.types.find((t) => t.type.apiVersion === apiVersion && t.type.kind === kind);
+}
+
+/** The inputs of ordering: the declared kinds, and each child's type rule. */
+function orderInput(manager: ChildManager, children: readonly KubeObject[]) {
+  return { desired: children, declared: manager.types.map((t) => t.type), ruleOf: (obj: KubeObject) => typeOf(manager, obj.apiVersion, obj.kind)?.rule };
+}
+
+/** Counts the writes that landed; returns the failures. */
+function tally(manager: ChildManager, outcomes: readonly ChildOutcome[]): Error[] {
   for (const outcome of outcomes) if (outcome.wrote && !outcome.error) manager.host.metrics.applied(manager.labels, outcome.action);
   return outcomes.flatMap((outcome) => (outcome.error ? [outcome.error] : []));
+}
+
+/** What the plan needs, bar the decisions and the writer. */
+function executeOptions(manager: ChildManager, observed: readonly KubeObject[]) {
+  const { applyStrategy, fieldManager } = manager.host.settings;
+  const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
+  return {
+    fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
+    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, stopIf: manager.stopIf,
+  };
+}
+
+/** The decisions of one sync (docs/concepts.md, "Applying children"). */
+async function planFor(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<ChildDecision[]> {
+  const { applyStrategy, fieldManager } = manager.host.settings;
+  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(manager, d)) : allDesired;
+  const methodFor = (apiVersion: string, kind: string) => typeOf(manager, apiVersion, kind)?.rule.updateStrategy.method ?? 'OnDelete';
+  return inTurns(planChildrenInSlices({
+    desired, observed, methodFor, applyStrategy, fieldManager, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
+  }, SLICE_CHILDREN));
+}
+
+/**
+ * Converges `observed` to `allDesired`. Children that ask for no order are written all at once, as
+ * Metacontroller writes them; otherwise in order (`ordered-writes.ts`), and what is held is reported.
+ */
+export async function manageChildren(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<ManagedChildren> {
+  const ordering = childOrderOf(orderInput(manager, allDesired));
+  if (!ordering.ok) {
+    const error = new ChildOrderError(ordering.problems);
+    return { failures: [error], report: { ordered: true, children: [], held: [], failed: [error.message], invalidOrder: ordering.problems } };
+  }
+  const decisions = await planFor(manager, allDesired, observed);
+  const options = executeOptions(manager, observed);
+  const removals = removalOrderOf(orderInput(manager, unwanted(ordering.order, observed)));
+  if (!ordering.order.ordered && !removals.ordered && !manager.reportReadiness) {
+    return { failures: tally(manager, await executePlan({ ...options, decisions, writer: manager.host.writer })) };
+  }
+  return inOrder(manager, { order: ordering.order, removals, decisions, observed, options });
+}
+
+/** The observed children that are not desired: they go, in reverse order. */
+function unwanted(order: ChildOrder, observed: readonly KubeObject[]): KubeObject[] {
+  return observed.filter((obj) => !order.children.has(orderKeyOf(childRefOf(obj))));
+}
+
+/** A planned sync whose writes go in order. */
+interface OrderedPlan {
+  order: ChildOrder;
+  removals: ChildOrder;
+  decisions: ChildDecision[];
+  observed: KubeObject[];
+  options: ReturnType<typeof executeOptions>;
+}
+
+/** The writes of an ordered (or reported) sync. */
+async function inOrder(manager: ChildManager, plan: OrderedPlan): Promise<ManagedChildren> {
+  const { order, removals, decisions, observed, options } = plan;
+  const keyOf = (obj: KubeObject) => orderKeyOf(childRefOf(obj));
+  const recording = recordingWriter(manager.host.writer, keyOf);
+  const judge = manager.judge ?? kstatusJudge;
+  const signal = manager.signal ?? new AbortController().signal;
+  const written = await writeInOrder({
+    order, decisions, writtenOf: recording.writtenOf, removals,
+    observed: new Map(observed.map((obj) => [keyOf(obj), obj])),
+    execute: (round) => executePlan({ ...options, decisions: round, writer: recording.writer }),
+    judge: (objects) => judge.judge(objects, signal),
+  });
+  const failures = tally(manager, written.outcomes);
+  const failed = failures.map((f) => boundedJoin(errorChain(f), ': '));
+  return { failures, report: { ordered: order.ordered || removals.ordered, children: written.children, held: written.held, failed } };
 }

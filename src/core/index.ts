@@ -34,3 +34,6 @@ export {
   type BucketHolder, type ShardLabelDecision, type ShardMoves, type ShardRole, type ShardView,
 } from './shards.ts';
 export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessOptions, type ReadinessStatus } from './readiness/index.ts';
+export { childOrderOf, removalOrderOf, orderKeyOf, describeRef, findCycle, type ChildOrder, type ChildOrderInput, type ChildOrderResult, type DeclaredKind, type OrderedChild } from './child-order.ts';
+export { nextWrites, nextRemovals, describeHold, isSatisfied, NAMED_WAITS, type ChildProgress, type Hold, type RemovalProgress, type Steps, type Wait } from './order-steps.ts';
+export { readyCondition, wantsReadyCondition, withReadyCondition, READY_CONDITION_TYPE, type ChildrenReport, type ReadyConditionInput, type ReadyReason } from './ready-condition.ts';

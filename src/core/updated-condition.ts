@@ -42,8 +42,8 @@ export class StatusConditionsError extends Error {
 }
 
 /** The condition as JSON; empty `reason`/`message` are left out, as Metacontroller's `Object()` does. */
-function conditionJson(condition: UpdatedCondition): JsonObject {
-  const json: JsonObject = { type: condition.type, status: condition.status };
+function conditionJson(condition: UpdatedCondition): JsonObject & { type: string } {
+  const json: JsonObject & { type: string } = { type: condition.type, status: condition.status };
   if (condition.reason) json.reason = condition.reason;
   if (condition.message) json.message = condition.message;
   return json;
@@ -64,6 +64,15 @@ function isConditionOfType(item: Json, type: string): boolean {
  * @throws StatusConditionsError when `status.conditions` is neither a list nor `null`.
  */
 export function withUpdatedCondition(status: Readonly<JsonObject> | null | undefined, condition: UpdatedCondition): JsonObject {
+  return withCondition(status, conditionJson(condition));
+}
+
+/**
+ * A copy of `status` (`null`/absent ⇒ `{}`) with `condition` in `status.conditions`, replacing the first
+ * entry of its type or appended; the other entries kept as they are, in their order.
+ * @throws StatusConditionsError when `status.conditions` is neither a list nor `null`.
+ */
+export function withCondition(status: Readonly<JsonObject> | null | undefined, condition: JsonObject & { type: string }): JsonObject {
   const result: JsonObject = status ? structuredClone(status as JsonObject) : {};
   const current = result.conditions ?? null;
   if (current !== null && !Array.isArray(current)) {
@@ -71,8 +80,8 @@ export function withUpdatedCondition(status: Readonly<JsonObject> | null | undef
   }
   const conditions = current ?? [];
   const at = conditions.findIndex((item) => isConditionOfType(item, condition.type));
-  if (at < 0) conditions.push(conditionJson(condition));
-  else conditions[at] = conditionJson(condition);
+  if (at < 0) conditions.push(condition);
+  else conditions[at] = condition;
   result.conditions = conditions;
   return result;
 }

@@ -24,6 +24,7 @@ import {
   asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
+import { renderHolds } from './render-holds.ts';
 import { callRenderHook } from './render-hook-call.ts';
 import type { RelatedResult } from './render-related.ts';
 
@@ -121,6 +122,8 @@ interface Recorded {
   finalized?: boolean | undefined;
   claims?: Claims | undefined;
   plan?: Awaited<ReturnType<typeof planFor>>;
+  /** Children the sync would hold, and what for (`render-holds.ts`). */
+  held?: string[] | undefined;
 }
 
 /**
@@ -172,8 +175,15 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       return response;
     },
     manageChildren: async ({ desired }) => {
-      recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], types: recorded.types ?? [] });
-      return [];
+      const observed = recorded.claims?.observed ?? [];
+      const declared = (recorded.types ?? []).map(({ type }) => type);
+      const ruleOf = (child: KubeObject) => controller.spec.childResources.find((rule) => {
+        const type = ctx.catalog.resolve(rule);
+        return type?.apiVersion === child.apiVersion && type.kind === child.kind;
+      });
+      recorded.held = renderHolds({ desired, observed, declared, ruleOf });
+      recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [] });
+      return { failures: [] };
     },
     writeStatus: (obj, hookStatus) => {
       recorded.status = statusOf(ctx, obj, hookStatus);
@@ -217,5 +227,6 @@ export async function renderComposite(ctx: RenderContext, controller: CompositeC
     claims: claimsOf(recorded),
     revisions: recorded.revisions,
     plan: recorded.plan,
+    held: recorded.held,
   };
 }

@@ -6,6 +6,7 @@
  * them stay in one place, `syncParent`.
  */
 import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
+import type { ChildrenReport } from '../core/index.ts';
 
 /** One question to the hook. */
 export interface ParentCall {
@@ -31,6 +32,25 @@ export interface ChildWrites {
   stopIf: () => string | undefined;
 }
 
+/** What the child writes came to. */
+export interface ChildWritesResult {
+  /** The writes that failed (see {@link CompositeSyncPorts.manageChildren}). */
+  failures: Error[];
+  /**
+   * Holds and readiness, for the parent's Ready condition: present when a child asks for order or the
+   * controller sets `spec.readyCondition` (docs/ordering-and-readiness.md).
+   */
+  report?: ChildrenReport | undefined;
+}
+
+/** The status a sync writes, and what its child writes came to. */
+export interface StatusWrite {
+  /** Every child write of the sync landed: `observedGeneration` moves. */
+  childrenWritten: boolean;
+  /** The report of the child writes, when there is one: the Ready condition is made of it. */
+  report?: ChildrenReport | undefined;
+}
+
 /** The steps of a sync that read or write. */
 export interface CompositeSyncPorts {
   /** The cached parent of `key`; `undefined` once it is gone. */
@@ -44,10 +64,14 @@ export interface CompositeSyncPorts {
   /** The hook's answer, its children validated and completed (one call, or one per revision while rolling). */
   answer(call: ParentCall, signal: AbortSignal): Promise<CompositeHookResponse>;
   /**
-   * Creates, updates and deletes children toward `desired`; resolves the writes that failed, a
-   * `PlanStoppedError` for each write not started once `stopIf` gave a reason.
+   * Creates, updates and deletes children toward `desired`, in order when they ask for it; resolves
+   * the writes that failed, a `PlanStoppedError` for each write not started once `stopIf` gave a
+   * reason, and the report of holds and readiness.
    */
-  manageChildren(writes: ChildWrites): Promise<Error[]>;
-  /** Writes the parent's status from the hook's; `observedGeneration` moves only when `childrenWritten`. */
-  writeStatus(parent: KubeObject, hookStatus: { [key: string]: Json } | null, childrenWritten: boolean): Promise<void>;
+  manageChildren(writes: ChildWrites): Promise<ChildWritesResult>;
+  /**
+   * Writes the parent's status from the hook's; `observedGeneration` moves only when `childrenWritten`;
+   * the Ready condition is added from the report when there is one and the controller wants it.
+   */
+  writeStatus(parent: KubeObject, hookStatus: { [key: string]: Json } | null, written: StatusWrite): Promise<void>;
 }

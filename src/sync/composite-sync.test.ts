@@ -57,9 +57,9 @@ function fakePorts(parent: KubeObject | undefined, options: { fail?: string; ans
     },
     manageChildren: (writes) => {
       options.stopIfs?.push(writes.stopIf);
-      return step('manage children', options.writeFailures ?? []);
+      return step('manage children', { failures: options.writeFailures ?? [] });
     },
-    writeStatus: (_parent, _status, childrenWritten) => step(`status (${childrenWritten ? 'converged' : 'not converged'})`, undefined),
+    writeStatus: (_parent, _status, { childrenWritten }) => step(`status (${childrenWritten ? 'converged' : 'not converged'})`, undefined),
   };
   return { calls, hookCalls, ports };
 }

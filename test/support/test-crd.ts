@@ -18,6 +18,11 @@ export interface ParentKind {
   status?: boolean;
   /** `Cluster` for a cluster-scoped parent type (default namespaced). */
   scope?: 'Cluster';
+  /**
+   * The status an object has until one is written: a status subresource drops any status on create,
+   * so this default (applied when it is read) is how a new object starts out not ready.
+   */
+  statusDefault?: object;
 }
 
 /**
@@ -77,7 +82,19 @@ export const TEST_PARENT_KINDS = {
   shardLabelledTarget: { plural: 'shardlabelledtargets', kind: 'ShardLabelledTarget' },
   /** The parents of the hook resilience test (concurrency cap, circuit breaker). */
   resilient: { plural: 'resilients', kind: 'Resilient' },
+  /** The parents of the ordering test (waves, dependsOn, the Ready condition). */
+  ordered: { plural: 'ordereds', kind: 'Ordered' },
+  /** Its CRD-backed children: not ready (Ready=False) until the test writes their status. */
+  orderedChild: {
+    plural: 'orderedchildren', kind: 'OrderedChild',
+    statusDefault: { conditions: [{ type: 'Ready', status: 'False', reason: 'Provisioning', message: 'waiting for the test' }] },
+  },
 } as const satisfies Record<string, ParentKind>;
+
+function statusSchema(names: ParentKind): object {
+  if (!names.statusDefault) return {};
+  return { properties: { status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, default: names.statusDefault } } };
+}
 
 /** The CRD of a test parent type. */
 export function parentCrd(names: ParentKind): KubeObject {
@@ -90,7 +107,7 @@ export function parentCrd(names: ParentKind): KubeObject {
       versions: [{
         name: 'v1', served: true, storage: true,
         ...(names.status === false ? {} : { subresources: { status: {} } }),
-        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, ...statusSchema(names) } },
       }],
     },
   };

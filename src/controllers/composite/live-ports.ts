@@ -79,8 +79,8 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     answer: (call, signal) => answer(ctx, call, signal),
     manageChildren: ({ parent, selector, desired, claimed, stopIf }) => {
       const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
-      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf }, desired, claimed);
+      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf, reportReadiness: ctx.controller.spec.readyCondition }, desired, claimed);
     },
-    writeStatus: (parent, status, childrenWritten) => writeStatus(ctx, parent, status, childrenWritten),
+    writeStatus: (parent, status, written) => writeStatus(ctx, parent, status, written),
   };
 }

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../api/index.ts';
+import type { ChildOutcome } from '../apply/index.ts';
+import { PlanStoppedError } from '../apply/index.ts';
+import { childOrderOf, childRefOf, orderKeyOf, readinessOf, removalOrderOf, type ChildDecision } from '../core/index.ts';
+import { writeInOrder } from './ordered-writes.ts';
+
+const declared = [{ apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'example.com/v1', kind: 'Widget' }];
+
+/** A child; a Widget answers its writes not ready unless `ready` says otherwise. */
+function obj(kind: 'ConfigMap' | 'Widget', name: string, annotations?: Record<string, string>): KubeObject {
+  return { apiVersion: kind === 'ConfigMap' ? 'v1' : 'example.com/v1', kind, metadata: { name, namespace: 'ns', ...(annotations && { annotations }) } };
+}
+const wave = (n: number) => ({ 'loom.dev/wave': String(n) });
+const notReady = (o: KubeObject): KubeObject => ({ ...o, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'Provisioning' }] } });
+
+const create = (o: KubeObject): ChildDecision => ({ action: 'create', child: childRefOf(o), object: o });
+const remove = (o: KubeObject): ChildDecision => ({ action: 'delete', child: childRefOf(o), uid: 'u' });
+
+/** Runs `writeInOrder` over a fake API: widgets are answered not ready; records each round's writes. */
+async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; observed?: KubeObject[]; unwanted?: KubeObject[]; stopAfter?: number }) {
+  const order = childOrderOf({ desired: input.desired, declared, ruleOf: () => undefined });
+  if (!order.ok) throw new Error(order.problems.join());
+  const rounds: string[][] = [];
+  const answers = new Map<string, KubeObject>();
+  const result = await writeInOrder({
+    order: order.order, decisions: input.decisions,
+    removals: removalOrderOf({ desired: input.unwanted ?? [], declared, ruleOf: () => undefined }),
+    observed: new Map((input.observed ?? []).map((o) => [orderKeyOf(childRefOf(o)), o])),
+    writtenOf: (key) => answers.get(key),
+    judge: (objects) => Promise.resolve(objects.map((o) => readinessOf(o))),
+    execute: (round) => {
+      rounds.push(round.map((d) => `${d.action} ${d.child.name}`));
+      const stopped = input.stopAfter !== undefined && rounds.length > input.stopAfter;
+      return Promise.resolve(round.map((d): ChildOutcome => {
+        if (stopped) return { child: d.child, action: d.action, wrote: false, error: new PlanStoppedError(d.action, 'parent deleted') };
+        if (d.action === 'create') answers.set(orderKeyOf(d.child), d.object.kind === 'Widget' ? notReady(d.object) : d.object);
+        return { child: d.child, action: d.action, wrote: true };
+      }));
+    },
+  });
+  return { rounds, ...result };
+}
+
+describe('writeInOrder', () => {
+  it('goes on wave after wave in one sync while the answers are ready', async () => {
+    const desired = [obj('ConfigMap', 'c', wave(2)), obj('ConfigMap', 'a', wave(0)), obj('ConfigMap', 'b', wave(1))];
+    const { rounds, held, children } = await run({ desired, decisions: desired.map(create) });
+    expect(rounds).toEqual([['create a'], ['create b'], ['create c']]);
+    expect(held).toEqual([]);
+    expect(children.map((c) => c.readiness.status)).toEqual(['Current', 'Current', 'Current']);
+  });
+
+  it('holds what comes after a child answered not ready, and writes nothing of it', async () => {
+    const desired = [obj('ConfigMap', 'a'), obj('Widget', 'db'), obj('ConfigMap', 'app', wave(1)), obj('ConfigMap', 'b', { 'loom.dev/depends-on': 'Widget/db' })];
+    const { rounds, held, children } = await run({ desired, decisions: desired.map(create) });
+    expect(rounds).toEqual([['create a', 'create db']]);
+    expect(held.map((h) => [h.ref.name, h.waitsFor.map((w) => `${w.ref.name} ${w.why}`)])).toEqual([
+      ['b', ['db InProgress: Provisioning']],
+      ['app', ['db InProgress: Provisioning', 'b held']],
+    ]);
+    expect(children.map((c) => `${c.ref.name} ${c.readiness.status}`)).toEqual(['a Current', 'db InProgress', 'app NotFound', 'b NotFound']);
+  });
+
+  it('judges a predecessor with no write due as observed', async () => {
+    const db = obj('Widget', 'db');
+    const app = obj('ConfigMap', 'app', wave(1));
+    const held = await run({ desired: [db, app], decisions: [{ action: 'unchanged', child: childRefOf(db) }, create(app)], observed: [notReady(db)] });
+    expect(held.rounds).toEqual([]);
+    const ready = await run({ desired: [db, app], decisions: [{ action: 'unchanged', child: childRefOf(db) }, create(app)], observed: [db] });
+    expect(ready.rounds).toEqual([['create app']]);
+  });
+
+  it('without order: one round, every write in plan order', async () => {
+    const desired = [obj('Widget', 'w'), obj('ConfigMap', 'b'), obj('ConfigMap', 'a')];
+    const gone = obj('ConfigMap', 'old');
+    const { rounds } = await run({ desired, decisions: [remove(gone), ...desired.map(create)], unwanted: [gone] });
+    expect(rounds).toEqual([['delete old', 'create w', 'create b', 'create a']]);
+  });
+
+  it('deletes the highest wave of the unwanted first; the rest waits for the next sync', async () => {
+    const unwanted = [obj('ConfigMap', 'low'), obj('ConfigMap', 'top', wave(3))];
+    const { rounds, held } = await run({ desired: [], decisions: unwanted.map(remove), unwanted });
+    expect(rounds).toEqual([['delete top']]);
+    expect(held.map((h) => [h.deleting, h.ref.name])).toEqual([[true, 'low']]);
+  });
+
+  it('starts no round after the plan stopped', async () => {
+    const desired = [obj('ConfigMap', 'a'), obj('ConfigMap', 'b', wave(1))];
+    const { rounds, outcomes } = await run({ desired, decisions: desired.map(create), stopAfter: 0 });
+    expect(rounds).toEqual([['create a']]);
+    expect(outcomes[0]?.error).toBeInstanceOf(PlanStoppedError);
+  });
+});

@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import type { KubeObject } from '../api/object.ts';
+import type { ChildPolicies } from '../api/controller-spec.ts';
+import { childOrderOf, findCycle, orderKeyOf, removalOrderOf, type DeclaredKind } from './child-order.ts';
+
+/** A desired child: `ConfigMap/a`, `apps/v1 Deployment/web`, with annotations. */
+function child(apiVersion: string, kind: string, name: string, { annotations, namespace = 'ns' }: { annotations?: Record<string, string> | undefined; namespace?: string } = {}): KubeObject {
+  return { apiVersion, kind, metadata: { name, ...(namespace && { namespace }), ...(annotations && { annotations }) } };
+}
+const cm = (name: string, annotations?: Record<string, string>) => child('v1', 'ConfigMap', name, { annotations });
+const declared: DeclaredKind[] = [
+  { apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'apps/v1', kind: 'Deployment' },
+  { apiVersion: 'db.example.com/v1', kind: 'Database' }, { apiVersion: 'other.example.com/v1', kind: 'Database' },
+  { apiVersion: 'v1', kind: 'Namespace' },
+];
+const key = (apiVersion: string, kind: string, name: string, namespace = 'ns') => orderKeyOf({ apiVersion, kind, namespace, name });
+
+function order(desired: KubeObject[], rules: Record<string, ChildPolicies> = {}) {
+  return childOrderOf({ desired, declared, ruleOf: (obj) => rules[obj.kind] });
+}
+
+describe('childOrderOf', () => {
+  it('without waves or dependsOn: unordered, every child in wave 0, in desired order', () => {
+    const result = order([cm('b'), cm('a')]);
+    expect(result).toMatchObject({ ok: true, order: { ordered: false } });
+    if (!result.ok) return;
+    expect([...result.order.children.values()].map((c) => [c.ref.name, c.wave, c.dependsOn])).toEqual([['b', 0, []], ['a', 0, []]]);
+  });
+
+  it.each([
+    { name: 'a wave annotation, even 0', desired: [cm('a', { 'loom.dev/wave': '0' })], rules: {} },
+    { name: "a wave on the type's rule", desired: [cm('a')], rules: { ConfigMap: { wave: 2 } } },
+    { name: 'a dependsOn', desired: [cm('a'), cm('b', { 'loom.dev/depends-on': 'ConfigMap/a' })], rules: {} },
+  ])('ordered with $name', ({ desired, rules }) => {
+    expect(order(desired, rules)).toMatchObject({ ok: true, order: { ordered: true } });
+  });
+
+  it('an annotation wins over the rule; the rule over the default', () => {
+    const result = order([cm('a', { 'loom.dev/wave': '-1' }), cm('b')], { ConfigMap: { wave: 3 } });
+    if (!result.ok) throw new Error(result.problems.join());
+    expect([...result.order.children.values()].map((c) => c.wave)).toEqual([-1, 3]);
+  });
+
+  it.each([
+    { name: 'kind only (one declared group)', ref: 'Deployment/web', want: key('apps/v1', 'Deployment', 'web') },
+    { name: 'kind.group', ref: 'Database.db.example.com/pg', want: key('db.example.com/v1', 'Database', 'pg') },
+    { name: 'core group, explicit namespace', ref: 'ConfigMap/ns/a', want: key('v1', 'ConfigMap', 'a') },
+    { name: 'a cluster-scoped sibling without namespace', ref: 'Namespace/team', want: key('v1', 'Namespace', 'team', '') },
+  ])('resolves $name', ({ ref, want }) => {
+    const desired = [
+      cm('a'), child('apps/v1', 'Deployment', 'web'), child('db.example.com/v1', 'Database', 'pg'), child('v1', 'Namespace', 'team', { namespace: '' }),
+      cm('x', { 'loom.dev/depends-on': ref }),
+    ];
+    const result = order(desired);
+    if (!result.ok) throw new Error(result.problems.join());
+    expect(result.order.children.get(key('v1', 'ConfigMap', 'x'))?.dependsOn).toEqual([want]);
+  });
+
+  it.each([
+    {
+      name: 'a sibling that is not desired',
+      desired: [cm('a', { 'loom.dev/depends-on': 'ConfigMap/missing' })],
+      want: ['ConfigMap ns/a depends on "ConfigMap/missing": it is not among the desired children'],
+    },
+    {
+      name: 'a sibling in another namespace',
+      desired: [cm('a'), cm('b', { 'loom.dev/depends-on': 'ConfigMap/other/a' })],
+      want: ['ConfigMap ns/b depends on "ConfigMap/other/a": it is not among the desired children'],
+    },
+    {
+      name: 'an ambiguous kind',
+      desired: [child('db.example.com/v1', 'Database', 'pg'), cm('a', { 'loom.dev/depends-on': 'Database/pg' })],
+      want: ['ConfigMap ns/a depends on "Database/pg": kind Database is ambiguous (groups db.example.com, other.example.com): write Database.<group>'],
+    },
+    {
+      name: 'an undeclared kind',
+      desired: [cm('a', { 'loom.dev/depends-on': 'Secret/s' })],
+      want: ['ConfigMap ns/a depends on "Secret/s": no declared child type has kind Secret'],
+    },
+    {
+      name: 'a sibling of a higher wave',
+      desired: [cm('a', { 'loom.dev/wave': '1' }), cm('b', { 'loom.dev/depends-on': 'ConfigMap/a' })],
+      want: ['ConfigMap ns/b (wave 0) depends on ConfigMap ns/a of a higher wave (1)'],
+    },
+    {
+      name: 'a cycle',
+      desired: [cm('a', { 'loom.dev/depends-on': 'ConfigMap/c' }), cm('b', { 'loom.dev/depends-on': 'ConfigMap/a' }), cm('c', { 'loom.dev/depends-on': 'ConfigMap/b' })],
+      want: ['dependsOn cycle: ConfigMap ns/a → ConfigMap ns/c → ConfigMap ns/b → ConfigMap ns/a'],
+    },
+    {
+      name: 'a child that depends on itself',
+      desired: [cm('a', { 'loom.dev/depends-on': 'ConfigMap/a' })],
+      want: ['dependsOn cycle: ConfigMap ns/a → ConfigMap ns/a'],
+    },
+    {
+      name: 'annotations that do not parse',
+      desired: [cm('a', { 'loom.dev/wave': 'first', 'loom.dev/depends-on': 'configmap' })],
+      want: [
+        'ConfigMap ns/a: loom.dev/wave: expected an integer, got "first"',
+        'ConfigMap ns/a: loom.dev/depends-on: "configmap" is not Kind[.group]/[namespace/]name',
+      ],
+    },
+  ])('refuses $name, naming the children', ({ desired, want }) => {
+    expect(order(desired)).toEqual({ ok: false, problems: want });
+  });
+});
+
+describe('findCycle', () => {
+  it.each([
+    { name: 'none', graph: { a: ['b'], b: ['c'], c: [] }, want: undefined },
+    { name: 'a diamond is no cycle', graph: { a: ['b', 'c'], b: ['d'], c: ['d'], d: [] }, want: undefined },
+    { name: 'two nodes', graph: { a: ['b'], b: ['a'] }, want: ['a', 'b', 'a'] },
+    { name: 'behind a tail', graph: { x: ['a'], a: ['b'], b: ['a'] }, want: ['a', 'b', 'a'] },
+  ])('$name', ({ graph, want }) => {
+    const children = new Map(Object.entries(graph).map(([k, dependsOn]) => [k, { dependsOn }]));
+    expect(findCycle(children)).toEqual(want);
+  });
+});
+
+describe('removalOrderOf', () => {
+  it('never refuses: bad annotations count as wave 0, unknown siblings are ignored, a cycle leaves only waves', () => {
+    const removals = removalOrderOf({
+      desired: [
+        cm('bad', { 'loom.dev/wave': 'x' }), cm('lost', { 'loom.dev/depends-on': 'ConfigMap/gone' }),
+        cm('p', { 'loom.dev/wave': '2', 'loom.dev/depends-on': 'ConfigMap/q' }), cm('q', { 'loom.dev/wave': '2', 'loom.dev/depends-on': 'ConfigMap/p' }),
+      ],
+      declared, ruleOf: () => undefined,
+    });
+    expect([...removals.children.values()].map((c) => [c.ref.name, c.wave, c.dependsOn])).toEqual([['bad', 0, []], ['lost', 0, []], ['p', 2, []], ['q', 2, []]]);
+  });
+});

@@ -1,0 +1,157 @@
+/**
+ * Stepping through a child order within one sync (docs/ordering-and-readiness.md, "Order: waves and
+ * dependsOn"): given where each child stands, which writes may go next and which children are held,
+ * with what each waits for. Writes go wave by wave: a child is written once every child of a lower
+ * wave and every sibling it depends on is settled and ready. Deletions go in reverse: a child that is
+ * going waits while a going child of a higher wave, or one that depends on it, still exists. Pure.
+ */
+import { isReady, type Readiness } from './readiness/index.ts';
+import type { ChildRef } from './child-plan.ts';
+import { describeRef, type ChildOrder, type OrderedChild } from './child-order.ts';
+
+/** Where a child stands in this sync. */
+export type ChildProgress =
+  /** Its write is due and not made yet. */
+  | { state: 'pending' }
+  /** Its write failed. */
+  | { state: 'failed' }
+  /** Written, or nothing to write: its readiness now (from the write's answer, else as observed). */
+  | { state: 'settled'; readiness: Readiness };
+
+/** A predecessor a held child waits for, and why it is not ready. */
+export interface Wait {
+  ref: ChildRef;
+  /** `held`, `write failed`, `to be deleted first`, or its readiness (`InProgress: …`). */
+  why: string;
+}
+
+/** A child not written in this sync, and the first few predecessors it waits for. */
+export interface Hold {
+  ref: ChildRef;
+  /** True for a deletion held until its successors are gone. */
+  deleting: boolean;
+  waitsFor: Wait[];
+  /** Predecessors it also waits for, not named. */
+  more: number;
+}
+
+/** What may be written next, and what is held. */
+export interface Steps {
+  /** Keys of the children whose writes may go now. */
+  runnable: string[];
+  held: Hold[];
+}
+
+/** Predecessors named per held child. */
+export const NAMED_WAITS = 3;
+
+/** Whether a predecessor lets its successors go. */
+export function isSatisfied(progress: ChildProgress): boolean {
+  return progress.state === 'settled' && isReady(progress.readiness);
+}
+
+/** Why a predecessor holds its successors. */
+function whyNot(progress: ChildProgress): string {
+  if (progress.state === 'pending') return 'held';
+  if (progress.state === 'failed') return 'write failed';
+  const { status, message } = progress.readiness;
+  return message ? `${status}: ${message}` : status;
+}
+
+function holdOf(child: OrderedChild, waits: { refs: ChildRef[]; total: number; why: (ref: ChildRef, index: number) => string }, deleting: boolean): Hold {
+  const named = waits.refs.slice(0, NAMED_WAITS);
+  return { ref: child.ref, deleting, waitsFor: named.map((ref, i) => ({ ref, why: waits.why(ref, i) })), more: waits.total - named.length };
+}
+
+/** The children of `order` by wave, lowest first. */
+function byWave(order: ChildOrder): OrderedChild[][] {
+  const waves = new Map<number, OrderedChild[]>();
+  for (const child of order.children.values()) {
+    const wave = waves.get(child.wave);
+    if (wave) wave.push(child);
+    else waves.set(child.wave, [child]);
+  }
+  return [...waves.entries()].sort(([a], [b]) => a - b).map(([, children]) => children);
+}
+
+/** Unsatisfied children of the waves passed so far: the first few, and how many. */
+interface Behind {
+  first: OrderedChild[];
+  count: number;
+}
+
+/** How a step reads the sync: the order, and where each child stands. */
+interface StepView {
+  order: ChildOrder;
+  progressOf: (key: string) => ChildProgress;
+}
+
+/** The hold of one pending child of a wave, given the waves behind it; `undefined` when it may be written. */
+function stepOf(child: OrderedChild, behind: Behind, { order, progressOf }: StepView): Hold | undefined {
+  const unready = child.dependsOn.filter((key) => !isSatisfied(progressOf(key)));
+  if (unready.length === 0 && behind.count === 0) return undefined;
+  const waits = [...unready.map((key) => order.children.get(key)!), ...behind.first];
+  return holdOf(child, { refs: waits.map((c) => c.ref), total: unready.length + behind.count, why: (_, i) => whyNot(progressOf(waits[i]?.key ?? '')) }, false);
+}
+
+/**
+ * The writes of desired children that may go now, and the children held, lowest wave first. A child is
+ * pending while its write is due; one whose write is not due (unchanged, awaiting the cache) is settled
+ * from the start.
+ */
+export function nextWrites(order: ChildOrder, progressOf: (key: string) => ChildProgress): Steps {
+  const runnable: string[] = [];
+  const held: Hold[] = [];
+  const behind: Behind = { first: [], count: 0 };
+  for (const wave of byWave(order)) {
+    for (const child of wave) {
+      if (progressOf(child.key).state !== 'pending') continue;
+      const hold = stepOf(child, behind, { order, progressOf });
+      if (hold) held.push(hold);
+      else runnable.push(child.key);
+    }
+    for (const child of wave.filter((c) => !isSatisfied(progressOf(c.key)))) {
+      if (behind.first.length < NAMED_WAITS) behind.first.push(child);
+      behind.count++;
+    }
+  }
+  return { runnable, held };
+}
+
+/** Where the deletion of each going child stands. */
+export interface RemovalProgress {
+  /** Its delete is due and not made yet. */
+  pending: (key: string) => boolean;
+  /** It still exists (a delete made in this sync is not yet seen through). */
+  exists: (key: string) => boolean;
+}
+
+/**
+ * The deletions that may go now and those held (see the module comment). `removals` is the order of
+ * the unwanted observed children (`removalOrderOf`).
+ */
+export function nextRemovals(removals: ChildOrder, progress: RemovalProgress): Steps {
+  const dependents = new Map<string, OrderedChild[]>();
+  for (const child of removals.children.values()) {
+    for (const key of child.dependsOn) dependents.set(key, [...(dependents.get(key) ?? []), child]);
+  }
+  const existing = [...removals.children.values()].filter((c) => progress.exists(c.key)).sort((a, b) => b.wave - a.wave);
+  const runnable: string[] = [];
+  const held: Hold[] = [];
+  for (const child of removals.children.values()) {
+    if (!progress.pending(child.key)) continue;
+    const first = (dependents.get(child.key) ?? []).filter((c) => progress.exists(c.key));
+    const higher = existing.filter((c) => c.wave > child.wave && !first.includes(c));
+    const blockers = [...first, ...higher];
+    if (blockers.length === 0) runnable.push(child.key);
+    else held.push(holdOf(child, { refs: blockers.map((c) => c.ref), total: blockers.length, why: () => 'to be deleted first' }, true));
+  }
+  return { runnable, held };
+}
+
+/** A hold as a clause: `Deployment default/web waits for PersistentVolumeClaim default/data (InProgress: …)`. */
+export function describeHold(hold: Hold): string {
+  const waits = hold.waitsFor.map((w) => `${describeRef(w.ref)} (${w.why})`).join(', ');
+  const more = hold.more > 0 ? ` and ${hold.more} more` : '';
+  return `${hold.deleting ? 'deleting ' : ''}${describeRef(hold.ref)} waits for ${waits}${more}`;
+}

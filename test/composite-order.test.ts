@@ -1,0 +1,203 @@
+/**
+ * Children in order on the real control plane (docs/ordering-and-readiness.md): waves and dependsOn
+ * proven from watch events (no child of a wave appears before every child of the waves below is
+ * ready), a held child named in the parent's Ready condition, deletes in reverse, a dependsOn cycle
+ * refused before anything is written, and children without order written as before. The CRD-backed
+ * child starts with Ready=False (a status default) and is made ready by the test writing its status;
+ * ConfigMaps are ready at once. Readiness in the checks is kstatus's, as loom judges it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { readinessOf } from '../src/core/index.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+
+const LABEL = 'order';
+const PARENT = TEST_PARENT_KINDS.ordered;
+const CHILD = TEST_PARENT_KINDS.orderedChild;
+let clients: TestClients;
+let loom: TestLoom;
+let namespace: string;
+
+/**
+ * `spec.mode` picks the children: `waves` (a and db in wave 0, b in wave 1, c in wave 2 depending on
+ * b), `gone` (none), `cycle` (a and b depending on each other), `plain` (no loom annotations).
+ */
+const HOOK = `(
+  $n := parent.metadata.name;
+  $cm := function($name, $ann) { { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": $n & "-" & $name, "annotations": $ann }, "data": { "v": "1" } } };
+  $db := { "apiVersion": "${TEST_GROUP}/v1", "kind": "${CHILD.kind}", "metadata": { "name": $n & "-db", "annotations": { "loom.dev/wave": "0" } }, "spec": { "size": 1 } };
+  $mode := parent.spec.mode;
+  {
+    "children": $mode = "gone" ? [] :
+      $mode = "plain" ? [$cm("a"), $cm("b")] :
+      $mode = "cycle" ? [$cm("a", { "loom.dev/depends-on": "ConfigMap/" & $n & "-b" }), $cm("b", { "loom.dev/depends-on": "ConfigMap/" & $n & "-a" })] :
+      [$cm("a", { "loom.dev/wave": "0" }), $db, $cm("b", { "loom.dev/wave": "1" }), $cm("c", { "loom.dev/wave": "2", "loom.dev/depends-on": "ConfigMap/" & $n & "-b" })],
+    "status": { "hook": "ok" }
+  }
+)`;
+
+const controller: KubeObject = {
+  apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
+  metadata: { name: 'order-waves', labels: { 'loom-test': LABEL } },
+  spec: {
+    generateSelector: true,
+    parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: PARENT.plural },
+    childResources: [
+      { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } },
+      { apiVersion: `${TEST_GROUP}/v1`, resource: CHILD.plural, updateStrategy: { method: 'InPlace' } },
+    ],
+    hooks: { sync: { jsonata: { expression: HOOK } } },
+  },
+};
+
+const parent = (name: string, mode: string): KubeObject =>
+  ({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace }, spec: { mode } });
+const getParent = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
+const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
+const db = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: CHILD.kind, namespace, name });
+
+interface Condition { type: string; status: string; reason?: string; message?: string; observedGeneration?: number }
+
+/** The parent's Ready condition once `accept` takes it. */
+function readyWhen(name: string, accept: (c: Condition) => boolean, what: string): Promise<Condition> {
+  return eventually(async () => {
+    const conditions = ((await getParent(name))?.status as { conditions?: Condition[] } | undefined)?.conditions;
+    const ready = conditions?.find((c) => c.type === 'Ready');
+    return ready && accept(ready) ? ready : undefined;
+  }, what);
+}
+
+/** One watch event of a child, in the order etcd made it (one etcd: resourceVersions are its revisions). */
+interface Seen {
+  type: string;
+  name: string;
+  revision: number;
+  ready: boolean;
+}
+
+/** Records the watch events of the namespace's ConfigMaps and children until `stop` aborts. */
+function recordEvents(stop: AbortSignal): { seen: Seen[]; established: Promise<void> } {
+  const seen: Seen[] = [];
+  const paths = [`/api/v1/namespaces/${namespace}/configmaps`, `/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${CHILD.plural}`];
+  const established = paths.map(async (path) => {
+    let started: () => void = () => undefined;
+    const ready = new Promise<void>((resolve) => (started = resolve));
+    void (async () => {
+      try {
+        for await (const event of clients.client.watch(path, {}, stop, started)) {
+          const obj = event.object as KubeObject;
+          seen.push({ type: event.type, name: obj.metadata.name ?? '', revision: Number(obj.metadata.resourceVersion), ready: readinessOf(obj).status === 'Current' });
+        }
+      } catch {
+        // The watch ends when the test aborts it.
+      }
+    })();
+    await ready;
+  });
+  return { seen, established: Promise.all(established).then(() => undefined) };
+}
+
+/**
+ * The appearances that broke the order: an object of `waves[i]` added while an object of a lower wave
+ * was missing or not ready, judging each object by its last event before (by revision).
+ */
+function orderViolations(seen: readonly Seen[], waves: readonly string[][]): string[] {
+  const events = [...seen].sort((a, b) => a.revision - b.revision);
+  const state = new Map<string, Seen>();
+  const violations: string[] = [];
+  for (const event of events) {
+    const wave = waves.findIndex((names) => names.includes(event.name));
+    if (event.type === 'ADDED' && wave > 0) {
+      const unready = waves.slice(0, wave).flat().filter((name) => !state.get(name)?.ready || state.get(name)?.type === 'DELETED');
+      if (unready.length > 0) violations.push(`${event.name} appeared while ${unready.join(', ')} not ready`);
+    }
+    state.set(event.name, event);
+  }
+  return violations;
+}
+
+/** The deletions that broke the reverse order: an object deleted while one of a higher wave still existed. */
+function deleteViolations(seen: readonly Seen[], waves: readonly string[][]): string[] {
+  const deleted = new Set<string>();
+  const violations: string[] = [];
+  for (const event of [...seen].sort((a, b) => a.revision - b.revision).filter((e) => e.type === 'DELETED')) {
+    const wave = waves.findIndex((names) => names.includes(event.name));
+    const higher = waves.slice(wave + 1).flat().filter((name) => !deleted.has(name));
+    if (higher.length > 0) violations.push(`${event.name} deleted while ${higher.join(', ')} existed`);
+    deleted.add(event.name);
+  }
+  return violations;
+}
+
+beforeAll(async () => {
+  clients = await testClients();
+  namespace = await createTestNamespace(testKubeConfig(), LABEL);
+  await createParentCrd(clients, PARENT);
+  await createParentCrd(clients, CHILD);
+  loom = await startTestLoom(LABEL);
+  await clients.apply(controller);
+});
+
+afterAll(async () => {
+  await loom?.stop();
+});
+
+describe('children in order', () => {
+  it('writes wave after wave once the waves below are ready, names the held children, and deletes in reverse', async () => {
+    const stop = new AbortController();
+    const { seen, established } = recordEvents(stop.signal);
+    await established;
+    const waves = [['w-a', 'w-db'], ['w-b'], ['w-c']];
+    try {
+      await clients.apply(parent('w', 'waves'));
+      const held = await readyWhen('w', (c) => c.reason === 'ChildrenHeld', 'Ready=False ChildrenHeld');
+      expect(held).toMatchObject({ status: 'False', observedGeneration: 1 });
+      expect(held.message).toContain(`ConfigMap ${namespace}/w-b waits for ${CHILD.kind} ${namespace}/w-db (InProgress: waiting for the test)`);
+      expect(await configMap('w-a')).toBeDefined();
+      expect(await configMap('w-b')).toBeUndefined();
+      expect(await configMap('w-c')).toBeUndefined();
+
+      const child = await eventually(() => db('w-db'), 'the db child');
+      await clients.writer.replaceStatus({ ...child, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Provisioned', message: 'up' }] } });
+      expect(await readyWhen('w', (c) => c.status === 'True', 'Ready=True')).toMatchObject({ reason: 'ChildrenReady', message: '4 children are ready' });
+      expect(await configMap('w-c')).toBeDefined();
+      expect(orderViolations(seen, waves)).toEqual([]);
+      expect(seen.filter((e) => e.type === 'ADDED').map((e) => e.name).sort()).toEqual(['w-a', 'w-b', 'w-c', 'w-db']);
+
+      await clients.apply(parent('w', 'gone'));
+      await eventually(async () => (await configMap('w-a')) === undefined && (await db('w-db')) === undefined ? true : undefined, 'every child deleted');
+      expect(deleteViolations(seen, waves)).toEqual([]);
+      expect(seen.filter((e) => e.type === 'DELETED').map((e) => e.name).slice(0, 2)).toEqual(['w-c', 'w-b']);
+    } finally {
+      stop.abort();
+    }
+  });
+
+  it('refuses a dependsOn cycle before writing anything, with an event and the Ready condition', async () => {
+    await clients.apply(parent('cyc', 'cycle'));
+    const ready = await readyWhen('cyc', (c) => c.reason === 'InvalidOrder', 'Ready=False InvalidOrder');
+    expect(ready.message).toBe(`dependsOn cycle: ConfigMap ${namespace}/cyc-a → ConfigMap ${namespace}/cyc-b → ConfigMap ${namespace}/cyc-a`);
+    const events = await eventually(async () => {
+      const list = await clients.client.request<{ items: { reason: string; message: string }[] }>({
+        method: 'GET', path: `/api/v1/namespaces/${namespace}/events`, query: { fieldSelector: 'involvedObject.name=cyc' },
+      });
+      const errors = list.items.filter((e) => e.reason === 'SyncError');
+      return errors.length > 0 ? errors : undefined;
+    }, 'a SyncError for the cycle');
+    expect(events[0]!.message).toContain('dependsOn cycle');
+    expect(await configMap('cyc-a')).toBeUndefined();
+    expect(await configMap('cyc-b')).toBeUndefined();
+  });
+
+  it('writes children without order as before, and leaves the status to the hook', async () => {
+    await clients.apply(parent('plain', 'plain'));
+    await eventually(async () => ((await configMap('plain-a')) && (await configMap('plain-b'))) ?? undefined, 'both children');
+    const status = await eventually(async () => {
+      const s = (await getParent('plain'))?.status as { hook?: string } | undefined;
+      return s?.hook === 'ok' ? s : undefined;
+    }, "the hook's status");
+    expect(status).toEqual({ hook: 'ok', observedGeneration: 1 });
+  });
+});
