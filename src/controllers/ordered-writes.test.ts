@@ -56,8 +56,8 @@ describe('writeInOrder', () => {
     const { rounds, held, children } = await run({ desired, decisions: desired.map(create) });
     expect(rounds).toEqual([['create a', 'create db']]);
     expect(held.map((h) => [h.ref.name, h.waitsFor.map((w) => `${w.ref.name} ${w.why}`)])).toEqual([
-      ['b', ['db InProgress: Provisioning']],
-      ['app', ['db InProgress: Provisioning', 'b held']],
+      ['b', ['db InProgress: Widget: Ready is False (Provisioning)']],
+      ['app', ['db InProgress: Widget: Ready is False (Provisioning)', 'b held']],
     ]);
     expect(children.map((c) => `${c.ref.name} ${c.readiness.status}`)).toEqual(['a Current', 'db InProgress', 'app NotFound', 'b NotFound']);
   });

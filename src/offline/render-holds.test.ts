@@ -18,8 +18,8 @@ describe('renderHolds', () => {
   it('foresees what waits for an observed child that is not ready', () => {
     const desired = [database(), cm('app', { 'loom.dev/depends-on': 'Database/pg' }), cm('late', { 'loom.dev/wave': '1' })];
     expect(renderHolds({ desired, observed: [database(notReady)], declared, ruleOf: () => undefined })).toEqual([
-      'ConfigMap ns/app waits for Database ns/pg (InProgress: provisioning)',
-      'ConfigMap ns/late waits for Database ns/pg (InProgress: provisioning), ConfigMap ns/app (held)',
+      'ConfigMap ns/app waits for Database ns/pg (InProgress: Database: Ready is False (provisioning))',
+      'ConfigMap ns/late waits for Database ns/pg (InProgress: Database: Ready is False (provisioning)), ConfigMap ns/app (held)',
     ]);
   });
 
