@@ -7,7 +7,7 @@
 import type { HookVersion, ResponseUnmarshalMode } from './controller-spec.ts';
 import { FieldReader, formatProblem, isRecord, omitUndefined, type FieldProblem } from './field-reader.ts';
 import type { LabelSelector } from './label-selector.ts';
-import { buildObjectMap, type ObjectMap, type TypeRef } from './object-map.ts';
+import { buildKeyedMap, buildObjectMap, type KeyedMap, type ObjectMap, type TypeRef } from './object-map.ts';
 import type { Json, KubeObject } from './object.ts';
 import { readLabelSelector } from './parse-selector.ts';
 
@@ -20,6 +20,18 @@ export const HOOK_TIMEOUT_HEADER = 'X-Loom-Timeout-Ms';
 /** A JSON object (a parent `status`, for instance). */
 export type JsonObject = { [key: string]: Json };
 
+/**
+ * The readiness of one observed object as a request carries it (docs/ordering-and-readiness.md,
+ * "What the hook sees"): a kstatus status (`Current`, `InProgress`, …) and why.
+ */
+export interface ObjectReadiness {
+  status: string;
+  message: string;
+}
+
+/** `readiness` of a request: keyed exactly as its `children` (or `attachments`). */
+export type ReadinessMap = KeyedMap<ObjectReadiness>;
+
 /** CompositeController sync/finalize request. `finalizing` is true only for the finalize hook. */
 export interface CompositeHookRequest {
   controller: KubeObject;
@@ -27,6 +39,8 @@ export interface CompositeHookRequest {
   children: ObjectMap;
   related: ObjectMap;
   finalizing: boolean;
+  /** loom's addition, which Metacontroller hooks ignore: the readiness of every child in `children`. */
+  readiness?: ReadinessMap;
 }
 
 /** DecoratorController sync/finalize request: `object` (not `parent`) and `attachments`. */
@@ -36,6 +50,8 @@ export interface DecoratorHookRequest {
   attachments: ObjectMap;
   related: ObjectMap;
   finalizing: boolean;
+  /** loom's addition: the readiness of every attachment in `attachments`. */
+  readiness?: ReadinessMap;
 }
 
 /** Customize request, for both controller kinds (the field is `parent` for decorators too). */
@@ -113,6 +129,8 @@ export interface CompositeRequestInput {
   children: TypedObjects;
   /** Absent when there is no customize hook: `related` is then `{}`. */
   related?: TypedObjects | undefined;
+  /** The readiness of each of `children.objects`, in their order; absent: the request has no `readiness`. */
+  readiness?: readonly ObjectReadiness[] | undefined;
   version: HookVersion;
   finalizing: boolean;
 }
@@ -123,6 +141,8 @@ export interface DecoratorRequestInput {
   object: KubeObject;
   attachments: TypedObjects;
   related?: TypedObjects | undefined;
+  /** The readiness of each of `attachments.objects`, in their order; absent: the request has no `readiness`. */
+  readiness?: readonly ObjectReadiness[] | undefined;
   version: HookVersion;
   finalizing: boolean;
 }
@@ -130,6 +150,20 @@ export interface DecoratorRequestInput {
 function mapFor(typed: TypedObjects | undefined, version: HookVersion, parent: KubeObject): ObjectMap {
   if (typed === undefined) return {};
   return buildObjectMap({ ...typed, version, parentNamespace: parent.metadata.namespace });
+}
+
+/**
+ * `readiness` keyed as the object map of `typed` is, or nothing without verdicts.
+ * @throws Error when the verdicts are not one per object: a request that paired them wrongly would lie.
+ */
+function readinessFor(typed: TypedObjects, verdicts: readonly ObjectReadiness[] | undefined, version: HookVersion, parent: KubeObject): { readiness?: ReadinessMap } {
+  if (verdicts === undefined) return {};
+  if (verdicts.length !== typed.objects.length) throw new Error(`readiness of a hook request: ${typed.objects.length} objects but ${verdicts.length} readiness verdicts`);
+  const readiness = buildKeyedMap({ ...typed, version, parentNamespace: parent.metadata.namespace }, (_obj, i) => {
+    const { status, message } = verdicts[i]!;
+    return { status, message };
+  });
+  return { readiness };
 }
 
 /** The CompositeController sync/finalize request, object maps keyed for `version`. */
@@ -141,6 +175,7 @@ export function compositeRequest(input: CompositeRequestInput): CompositeHookReq
     children: mapFor(input.children, version, parent),
     related: mapFor(input.related, version, parent),
     finalizing: input.finalizing,
+    ...readinessFor(input.children, input.readiness, version, parent),
   };
 }
 
@@ -153,6 +188,7 @@ export function decoratorRequest(input: DecoratorRequestInput): DecoratorHookReq
     attachments: mapFor(input.attachments, version, object),
     related: mapFor(input.related, version, object),
     finalizing: input.finalizing,
+    ...readinessFor(input.attachments, input.readiness, version, object),
   };
 }
 

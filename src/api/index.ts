@@ -13,7 +13,7 @@ export type { ControllerRevision, ControllerRevisionChildren } from './controlle
 export { formatProblem, type FieldProblem } from './field-reader.ts';
 export { canonicalJson, compareStrings, isRecord, jsonEqual } from './json-value.ts';
 export { parseCompositeController, parseDecoratorController, type ParseResult } from './parse-controller.ts';
-export { buildObjectMap, objectMapKey, typeKey, type BuildObjectMapOptions, type ObjectMap, type TypeRef } from './object-map.ts';
+export { buildKeyedMap, buildObjectMap, objectMapKey, typeKey, type BuildObjectMapOptions, type KeyedMap, type ObjectMap, type TypeRef } from './object-map.ts';
 export {
   HookResponseError,
   compositeRequest,
@@ -33,6 +33,8 @@ export {
   type DecoratorHookResponse,
   type DecoratorRequestInput,
   type JsonObject,
+  type ObjectReadiness,
+  type ReadinessMap,
   type RelatedResourceRule,
   type TypedObjects,
 } from './hook-wire.ts';
