@@ -199,7 +199,8 @@ async function outcomeOf({ expression, budget }: Compiled, config: RunnerConfig,
   const { settled, stopped } = await budget.run(signal, () => expression.evaluate(request));
   if (settled.status === 'rejected') return failureOf(config, settled.reason, stopped, signal);
   // A value is checked as the one field of a response, so it gets the same copy and the same checks.
-  const converted = toResponse(config.result === 'value' ? { value: settled.value } : settled.value);
+  const result: unknown = settled.value;
+  const converted = toResponse(config.result === 'value' ? { value: result } : result);
   if ('response' in converted) return converted;
   const what = config.result === 'value' ? 'is not JSON' : 'is not a valid response';
   return { error: new HookError(`${config.label}: the JSONata result ${what}: ${converted.problem}`), code: '500' };

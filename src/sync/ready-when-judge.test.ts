@@ -70,8 +70,8 @@ describe('readyWhenJudge', () => {
     await expect(judge.judge([database('a', 'Ready', { resourceVersion: '2' })], never)).resolves.toEqual([{ status: 'Current', message: 'readyWhen is true' }]);
     expect(type.counts.judged).toBe(2);
     // Without a uid or resourceVersion (a file given to loom render) there is nothing to remember by.
-    await judge.judge([database('b', 'Ready', { uid: undefined })], never);
-    await judge.judge([database('b', 'Ready', { uid: undefined })], never);
+    await judge.judge([database('b', 'Ready', { uid: '' })], never);
+    await judge.judge([database('b', 'Ready', { uid: '' })], never);
     expect(type.counts.judged).toBe(4);
   });
 
@@ -117,7 +117,7 @@ describe('readyWhenJudge', () => {
     const judge = readyWhenJudge({
       types: [],
       compile: (expression) => {
-        throw new JsonataCompileError(`annotation ${READY_WHEN_ANNOTATION}: JSONata syntax error at line 1, column 9: "${expression}"`, { position: 8, line: 1, column: 9 });
+        throw new JsonataCompileError(`annotation ${READY_WHEN_ANNOTATION}: JSONata syntax error at line 1, column 9: "${expression}"`, { position: 8, line: 1, column: 9, code: undefined });
       },
     });
     await expect(judge.judge([configMap('bad', { [READY_WHEN_ANNOTATION]: 'status =' }), configMap('good')], never)).resolves.toEqual([
