@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { READY_WHEN_ANNOTATION, type KubeObject } from '../api/index.ts';
 import { manualClock } from '../engine/manual-clock.test-support.ts';
 import { JsonataCompileError, type EvaluatorPool } from '../hooks/index.ts';
-import { controllerJudge } from './readiness-judges.ts';
+import { controllerJudge } from './controller-judge.ts';
 
 /** A pool that answers every call with `value` and records what was defined and forgotten. */
 function fakePool(value: unknown) {
