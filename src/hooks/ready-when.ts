@@ -36,6 +36,8 @@ export interface ReadyWhenVerdict {
 /** A compiled `readyWhen`, defined in the pool until released. */
 export interface ReadyWhen {
   readonly expression: string;
+  /** Where it is written (named in its verdicts' messages). */
+  readonly source: string;
   /** The readiness of `object` by the expression. Never rejects. */
   judge(object: KubeObject, signal: AbortSignal): Promise<ReadyWhenVerdict>;
   /** Drops the expression from the pool; later judgements are `Unknown`. Idempotent. */
@@ -78,6 +80,7 @@ export function compileReadyWhen(options: ReadyWhenOptions, pool: EvaluatorPool,
   const pooled = pool.define(definition, owner);
   return {
     expression,
+    source,
     judge: async (object, signal) => {
       try {
         return verdictOf(source, await pooled.evaluate(object, signal, objectKey(object)));

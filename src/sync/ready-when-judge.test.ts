@@ -13,6 +13,7 @@ function fakeRule(expression: string, verdict: (obj: KubeObject) => ReadyWhenVer
   const counts = { judged: 0, released: 0 };
   const rule: ReadyWhen = {
     expression,
+    source: 'readyWhen',
     judge: (obj) => {
       counts.judged++;
       return Promise.resolve(verdict(obj));

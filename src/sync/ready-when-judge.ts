@@ -98,7 +98,8 @@ export function readyWhenJudge(options: ReadyWhenJudgeOptions): ReadyWhenJudge {
     if (rule === undefined) return readinessOf(obj);
     if ('problem' in rule) return { status: 'Unknown', message: rule.problem };
     const { uid, resourceVersion } = obj.metadata;
-    const key = uid && resourceVersion ? `${uid}\n${resourceVersion}\n${rule.expression}` : undefined;
+    // The source too: one expression written in two places gives verdicts that name different places.
+    const key = uid && resourceVersion ? `${uid}\n${resourceVersion}\n${rule.source}\n${rule.expression}` : undefined;
     const remembered = key === undefined ? undefined : verdicts.get(key);
     if (remembered) return remembered;
     const { readiness, lasting } = await rule.judge(obj, signal);
