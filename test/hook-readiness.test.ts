@@ -3,7 +3,8 @@
  * sees"): a JSONata hook writes into its parent's status the `readiness` loom sent for a CRD-backed
  * child (judged by the child's `loom.dev/ready-when` annotation) and `$ready` of the same child (kstatus).
  * The test writes the child's status through its status subresource; each change of the child syncs
- * the parent again, and the status follows.
+ * the parent again, and the status follows. A DecoratorController's v2 hook sees its attachments'
+ * readiness the same way, keyed `namespace/name` as its `attachments` are.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READY_WHEN_ANNOTATION, type KubeObject } from '../src/api/index.ts';
@@ -96,5 +97,41 @@ describe('the hook sees readiness', () => {
     await writeChildStatus({ phase: 'Ready', conditions: [{ type: 'Ready', status: 'False', reason: 'Warming' }] });
     const warming = await statusWhere((s) => s.dbKstatus === false, '$ready to turn false');
     expect(warming.db).toEqual({ status: 'Current', message: `annotation ${READY_WHEN_ANNOTATION} is true` });
+  });
+});
+
+/** One ConfigMap attachment, ready once someone labels it approved; the target's annotation says what the hook saw. */
+const DECORATOR_SYNC = `(
+  $key := object.metadata.namespace & "/" & object.metadata.name & "-gate";
+  {
+    "attachments": [{
+      "apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": { "name": object.metadata.name & "-gate", "namespace": object.metadata.namespace,
+                    "annotations": { "${READY_WHEN_ANNOTATION}": "metadata.labels.approved = 'yes'" } }
+    }],
+    "annotations": { "gate-readiness": $exists($lookup(readiness."ConfigMap.v1", $key)) ? $lookup(readiness."ConfigMap.v1", $key).status : "none" }
+  }
+)`;
+
+describe('a decorator\'s hook sees readiness', () => {
+  it('gets its attachments\' readiness keyed as its v2 attachments are', async () => {
+    await clients.apply({
+      apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController',
+      metadata: { name: 'hook-readiness-decorator', labels: { 'loom-test': LABEL } },
+      spec: {
+        resources: [{ apiVersion: `${TEST_GROUP}/v1`, resource: PARENT.plural, labelSelector: { matchLabels: { mode: 'readiness-decorated' } } }],
+        attachments: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }],
+        hooks: { sync: { version: 'v2', jsonata: { expression: DECORATOR_SYNC } } },
+      },
+    });
+    await clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name: 'gated', namespace, labels: { mode: 'readiness-decorated' } }, spec: {} });
+    const seen = (value: string) => eventually(async () => {
+      const target = await clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name: 'gated' });
+      return target?.metadata.annotations?.['gate-readiness'] === value || undefined;
+    }, `the target to say its attachment is ${value}`);
+    await seen('InProgress');
+    // Another field manager approves the attachment: loom's apply leaves the label alone, and the change syncs the target.
+    await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'gated-gate', namespace, labels: { approved: 'yes' } } });
+    await seen('Current');
   });
 });
