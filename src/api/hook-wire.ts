@@ -7,7 +7,8 @@
 import type { HookVersion, ResponseUnmarshalMode } from './controller-spec.ts';
 import { FieldReader, formatProblem, isRecord, omitUndefined, type FieldProblem } from './field-reader.ts';
 import type { LabelSelector } from './label-selector.ts';
-import { buildKeyedMap, buildObjectMap, type KeyedMap, type ObjectMap, type TypeRef } from './object-map.ts';
+import { buildObjectMap, type ObjectMap, type TypeRef } from './object-map.ts';
+import { readinessFor, type ObjectReadiness, type ReadinessMap } from './request-readiness.ts';
 import type { Json, KubeObject } from './object.ts';
 import { readLabelSelector } from './parse-selector.ts';
 
@@ -19,18 +20,6 @@ export const HOOK_TIMEOUT_HEADER = 'X-Loom-Timeout-Ms';
 
 /** A JSON object (a parent `status`, for instance). */
 export type JsonObject = { [key: string]: Json };
-
-/**
- * The readiness of one observed object as a request carries it (docs/ordering-and-readiness.md,
- * "What the hook sees"): a kstatus status (`Current`, `InProgress`, …) and why.
- */
-export interface ObjectReadiness {
-  status: string;
-  message: string;
-}
-
-/** `readiness` of a request: keyed exactly as its `children` (or `attachments`). */
-export type ReadinessMap = KeyedMap<ObjectReadiness>;
 
 /** CompositeController sync/finalize request. `finalizing` is true only for the finalize hook. */
 export interface CompositeHookRequest {
@@ -150,20 +139,6 @@ export interface DecoratorRequestInput {
 function mapFor(typed: TypedObjects | undefined, version: HookVersion, parent: KubeObject): ObjectMap {
   if (typed === undefined) return {};
   return buildObjectMap({ ...typed, version, parentNamespace: parent.metadata.namespace });
-}
-
-/**
- * `readiness` keyed as the object map of `typed` is, or nothing without verdicts.
- * @throws Error when the verdicts are not one per object: a request that paired them wrongly would lie.
- */
-function readinessFor(typed: TypedObjects, verdicts: readonly ObjectReadiness[] | undefined, version: HookVersion, parent: KubeObject): { readiness?: ReadinessMap } {
-  if (verdicts === undefined) return {};
-  if (verdicts.length !== typed.objects.length) throw new Error(`readiness of a hook request: ${typed.objects.length} objects but ${verdicts.length} readiness verdicts`);
-  const readiness = buildKeyedMap({ ...typed, version, parentNamespace: parent.metadata.namespace }, (_obj, i) => {
-    const { status, message } = verdicts[i]!;
-    return { status, message };
-  });
-  return { readiness };
 }
 
 /** The CompositeController sync/finalize request, object maps keyed for `version`. */

@@ -33,11 +33,10 @@ export {
   type DecoratorHookResponse,
   type DecoratorRequestInput,
   type JsonObject,
-  type ObjectReadiness,
-  type ReadinessMap,
   type RelatedResourceRule,
   type TypedObjects,
 } from './hook-wire.ts';
+export type { ObjectReadiness, ReadinessMap } from './request-readiness.ts';
 export { effectiveWebhookAuth, matchEndpointConfig, setsWebhookAuth, type EffectiveWebhookAuth } from './endpoint-match.ts';
 export { boundedJoin, boundedStack, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
 export * from './child-annotations.ts';
