@@ -1,7 +1,7 @@
 /**
  * The import rules of docs/architecture.md ("Import rules"), checked on every source file so a broken
- * rule fails the build: `api` and `engine` import nothing internal; `core`, `hooks` and `kube` import
- * only `api`; nothing but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the
+ * rule fails the build: `api` and `engine` import nothing internal; `core` and `kube` import only
+ * `api`, `hooks` only `api` and the pure readiness rules (`core/readiness`); nothing but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the
  * Kubernetes client. The hook SDK (`sdk/`, shipped to users as `kube-loom-sdk`) imports only `api`,
  * fastify and pino, and nothing in `src/` imports it (examples and tests do).
  */
@@ -20,7 +20,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   api: [],
   engine: [],
   core: ['api'],
-  hooks: ['api'],
+  // core/readiness only, for `$ready`: pure rules an evaluator process can load (not all of core/).
+  hooks: ['api', 'core/readiness'],
   kube: ['api'],
   sdk: ['api'],
   // One sync per controller kind, written against ports: it reads and writes only through them
@@ -85,7 +86,7 @@ function violationOf(file: SourceFile, specifier: string): string | undefined {
     return `${file.path} imports ${target}; only main.ts and cli/ may import controllers/`;
   }
   const allowed = ALLOWED[from];
-  if (allowed?.includes(to) === false) return `${file.path} imports ${target}; ${from}/ may import only ${allowed.join(', ') || 'itself'}`;
+  if (allowed?.some((folder) => folder === to || target.startsWith(`${folder}/`)) === false) return `${file.path} imports ${target}; ${from}/ may import only ${allowed.join(', ') || 'itself'}`;
   return undefined;
 }
 
@@ -121,6 +122,7 @@ describe('import rules', () => {
   it('catch each kind of violation', () => {
     expect(findViolations([
       { path: 'core/claim.ts', imports: ['../kube/store.ts', '../api/types.ts', './plan.ts'] },
+      { path: 'hooks/helpers.ts', imports: ['../core/readiness/index.ts', '../core/index.ts'] },
       { path: 'engine/queue.ts', imports: ['../api/keys.ts', 'node:events'] },
       { path: 'apply/run.ts', imports: [KUBE_CLIENT, '../controllers/composite.ts'] },
       { path: 'kube/client.ts', imports: [KUBE_CLIENT, '../api/types.ts'] },
@@ -129,6 +131,7 @@ describe('import rules', () => {
       { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'pino', 'kube-loom-sdk'] },
     ])).toEqual([
       'core/claim.ts imports kube/store.ts; core/ may import only api',
+      'hooks/helpers.ts imports core/index.ts; hooks/ may import only api, core/readiness',
       'engine/queue.ts imports api/keys.ts; engine/ may import only itself',
       `apply/run.ts imports ${KUBE_CLIENT}; only kube/ may`,
       'apply/run.ts imports controllers/composite.ts; only main.ts and cli/ may import controllers/',

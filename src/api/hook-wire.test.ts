@@ -232,3 +232,44 @@ describe('HookResponseError', () => {
     expect(error.problems).toEqual([{ path: 'status', message: 'expected an object' }]);
   });
 });
+
+describe('readiness in requests', () => {
+  const data: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'data', namespace: 'team-a' } };
+  const elsewhere: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'far', namespace: 'team-b' } };
+  const current = { status: 'Current', message: 'Resource is current' };
+  const pending = { status: 'InProgress', message: 'phase is Pending' };
+  const far = { status: 'Failed', message: 'not ours to send' };
+  const children = { objects: [pod, data, elsewhere], declaredTypes: [{ apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'v1', kind: 'Secret' }] };
+
+  it('keys each observed child\'s verdict exactly as children are keyed, in v1', () => {
+    const request = compositeRequest({ controller, parent, children, readiness: [pending, current, far], version: 'v1', finalizing: false });
+    expect(Object.keys(request)).toEqual(['controller', 'parent', 'children', 'related', 'finalizing', 'readiness']);
+    // v1 under a namespaced parent: objects of other namespaces are left out of both maps.
+    expect(request.children).toEqual({ 'ConfigMap.v1': { data }, 'Secret.v1': {}, 'Pod.v1': { 'w-0': pod } });
+    expect(request.readiness).toEqual({ 'ConfigMap.v1': { data: current }, 'Secret.v1': {}, 'Pod.v1': { 'w-0': pending } });
+  });
+
+  it('keys them by namespace/name in v2', () => {
+    const request = compositeRequest({ controller, parent, children, readiness: [pending, current, far], version: 'v2', finalizing: false });
+    expect(request.readiness).toEqual({
+      'ConfigMap.v1': { 'team-a/data': current, 'team-b/far': far }, 'Secret.v1': {}, 'Pod.v1': { 'team-a/w-0': pending },
+    });
+  });
+
+  it('keys a decorator\'s attachments the same way', () => {
+    const target: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'team-a' } };
+    const request = decoratorRequest({
+      controller, object: target, attachments: { objects: [data], declaredTypes: [] }, readiness: [pending], version: 'v1', finalizing: false,
+    });
+    expect(request.readiness).toEqual({ 'ConfigMap.v1': { data: pending } });
+  });
+
+  it('leaves the field out when no verdicts are given, so the request is Metacontroller\'s', () => {
+    const request = compositeRequest({ controller, parent, children, version: 'v1', finalizing: false });
+    expect('readiness' in request).toBe(false);
+  });
+
+  it('refuses verdicts that do not match the objects one for one', () => {
+    expect(() => compositeRequest({ controller, parent, children, readiness: [current], version: 'v1', finalizing: false })).toThrow(/3 objects but 1 readiness/);
+  });
+});

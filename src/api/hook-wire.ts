@@ -8,6 +8,7 @@ import type { HookVersion, ResponseUnmarshalMode } from './controller-spec.ts';
 import { FieldReader, formatProblem, isRecord, omitUndefined, type FieldProblem } from './field-reader.ts';
 import type { LabelSelector } from './label-selector.ts';
 import { buildObjectMap, type ObjectMap, type TypeRef } from './object-map.ts';
+import { readinessFor, type ObjectReadiness, type ReadinessMap } from './request-readiness.ts';
 import type { Json, KubeObject } from './object.ts';
 import { readLabelSelector } from './parse-selector.ts';
 
@@ -27,6 +28,8 @@ export interface CompositeHookRequest {
   children: ObjectMap;
   related: ObjectMap;
   finalizing: boolean;
+  /** loom's addition, which Metacontroller hooks ignore: the readiness of every child in `children`. */
+  readiness?: ReadinessMap;
 }
 
 /** DecoratorController sync/finalize request: `object` (not `parent`) and `attachments`. */
@@ -36,6 +39,8 @@ export interface DecoratorHookRequest {
   attachments: ObjectMap;
   related: ObjectMap;
   finalizing: boolean;
+  /** loom's addition: the readiness of every attachment in `attachments`. */
+  readiness?: ReadinessMap;
 }
 
 /** Customize request, for both controller kinds (the field is `parent` for decorators too). */
@@ -113,6 +118,8 @@ export interface CompositeRequestInput {
   children: TypedObjects;
   /** Absent when there is no customize hook: `related` is then `{}`. */
   related?: TypedObjects | undefined;
+  /** The readiness of each of `children.objects`, in their order; absent: the request has no `readiness`. */
+  readiness?: readonly ObjectReadiness[] | undefined;
   version: HookVersion;
   finalizing: boolean;
 }
@@ -123,6 +130,8 @@ export interface DecoratorRequestInput {
   object: KubeObject;
   attachments: TypedObjects;
   related?: TypedObjects | undefined;
+  /** The readiness of each of `attachments.objects`, in their order; absent: the request has no `readiness`. */
+  readiness?: readonly ObjectReadiness[] | undefined;
   version: HookVersion;
   finalizing: boolean;
 }
@@ -141,6 +150,7 @@ export function compositeRequest(input: CompositeRequestInput): CompositeHookReq
     children: mapFor(input.children, version, parent),
     related: mapFor(input.related, version, parent),
     finalizing: input.finalizing,
+    ...readinessFor(input.children, input.readiness, version, parent),
   };
 }
 
@@ -153,6 +163,7 @@ export function decoratorRequest(input: DecoratorRequestInput): DecoratorHookReq
     attachments: mapFor(input.attachments, version, object),
     related: mapFor(input.related, version, object),
     finalizing: input.finalizing,
+    ...readinessFor(input.attachments, input.readiness, version, object),
   };
 }
 

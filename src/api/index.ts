@@ -13,7 +13,7 @@ export type { ControllerRevision, ControllerRevisionChildren } from './controlle
 export { formatProblem, type FieldProblem } from './field-reader.ts';
 export { canonicalJson, compareStrings, isRecord, jsonEqual } from './json-value.ts';
 export { parseCompositeController, parseDecoratorController, type ParseResult } from './parse-controller.ts';
-export { buildObjectMap, objectMapKey, typeKey, type BuildObjectMapOptions, type ObjectMap, type TypeRef } from './object-map.ts';
+export { buildKeyedMap, buildObjectMap, objectMapKey, typeKey, type BuildObjectMapOptions, type KeyedMap, type ObjectMap, type TypeRef } from './object-map.ts';
 export {
   HookResponseError,
   compositeRequest,
@@ -36,6 +36,7 @@ export {
   type RelatedResourceRule,
   type TypedObjects,
 } from './hook-wire.ts';
+export type { ObjectReadiness, ReadinessMap } from './request-readiness.ts';
 export { effectiveWebhookAuth, matchEndpointConfig, setsWebhookAuth, type EffectiveWebhookAuth } from './endpoint-match.ts';
 export { boundedJoin, boundedStack, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
 export * from './child-annotations.ts';

@@ -10,6 +10,9 @@ import { objectKey } from './object.ts';
 /** `{ "Pod.v1": { "<key>": Pod } }`, objects exactly as cached. */
 export type ObjectMap = Record<string, Record<string, KubeObject>>;
 
+/** A map keyed as an {@link ObjectMap} whose values say something about each object (its readiness, say). */
+export type KeyedMap<T> = Record<string, Record<string, T>>;
+
 /** A type as hooks see it: `apiVersion` (the version objects are presented in) and `kind`. */
 export interface TypeRef {
   apiVersion: string;
@@ -53,14 +56,22 @@ export function objectMapKey(obj: KubeObject, version: HookVersion, parentNamesp
  * Objects are passed through unchanged (same references).
  */
 export function buildObjectMap(options: BuildObjectMapOptions): ObjectMap {
+  return buildKeyedMap(options, (obj) => obj);
+}
+
+/**
+ * A map keyed exactly as {@link buildObjectMap} keys `options` (same types, same inner keys, same
+ * objects left out), holding `valueOf(obj, i)` for the `i`-th object instead of the object.
+ */
+export function buildKeyedMap<T>(options: BuildObjectMapOptions, valueOf: (obj: KubeObject, index: number) => T): KeyedMap<T> {
   const { objects, declaredTypes, version, parentNamespace } = options;
-  const map: ObjectMap = {};
+  const map: KeyedMap<T> = {};
   for (const type of declaredTypes) map[typeKey(type.kind, type.apiVersion)] ??= {};
-  for (const obj of objects) {
+  objects.forEach((obj, index) => {
     const key = objectMapKey(obj, version, parentNamespace);
-    if (key === undefined) continue;
+    if (key === undefined) return;
     const group = (map[typeKey(obj.kind, obj.apiVersion)] ??= {});
-    group[key] = obj;
-  }
+    group[key] = valueOf(obj, index);
+  });
   return map;
 }

@@ -132,6 +132,11 @@ interface Evaluator {
   stopped: StopReason | undefined;
 }
 
+/** The error of a call of an expression that was forgotten: `the sync hook's expression …`, or its own label's. */
+function noLongerInUse(definition: ExpressionDefinition): Error {
+  return new Error(`${definition.label === undefined ? `the ${definition.hook} hook's expression` : definition.label} is no longer in use`);
+}
+
 /** A pool with no process yet; see the module comment. */
 export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPool {
   const most = Math.max(1, Math.floor(options.processes));
@@ -259,7 +264,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
 
   const enqueue = (expression: Expression, request: unknown, key: string, signal: AbortSignal): Promise<EvaluatorAnswer> => {
     if (closed) return Promise.reject(new Error('the JSONata evaluators have stopped'));
-    if (expression.forgotten) return Promise.reject(new Error(`the ${expression.definition.hook} hook's expression is no longer in use`));
+    if (expression.forgotten) return Promise.reject(noLongerInUse(expression.definition));
     const rest = expression.strikes.resting(key, options.clock.now());
     if (rest) return Promise.resolve({ failure: rest });
     if (signal.aborted) return Promise.reject(signal.reason as Error);
@@ -300,7 +305,7 @@ export function createEvaluatorPool(options: EvaluatorPoolOptions): EvaluatorPoo
           if (expression.forgotten) return;
           expression.forgotten = true;
           owners.leave(owner);
-          for (const call of expression.waiting.splice(0)) call.fail(new Error(`the ${definition.hook} hook's expression is no longer in use`));
+          for (const call of expression.waiting.splice(0)) call.fail(noLongerInUse(definition));
           turns.leave(expression);
           for (const evaluator of evaluators) {
             if (evaluator.defined.delete(expression.id)) evaluator.process.send({ type: 'forget', id: expression.id });

@@ -85,7 +85,7 @@ export type StopReason = 'deadline' | 'room';
  * printed as it died.
  */
 export function endFailure(definition: ExpressionDefinition, end: ProcessEnd & { stopped: StopReason | undefined; ranMs: number; heapMiB: number }): WireFailure {
-  const label = `${definition.hook} hook`;
+  const label = definition.label ?? `${definition.hook} hook`;
   if (end.stopped === 'deadline') {
     return { kind: 'hook', message: `${label}: JSONata evaluation timed out after ${definition.timeoutMs} ms; its evaluator process was stopped`, code: NO_RESPONSE.timeout };
   }

@@ -18,6 +18,10 @@ export interface ExpressionDefinition {
   hook: HookKind;
   timeoutMs: number;
   maxDepth?: number | undefined;
+  /** A hook response (default) or any value (see `JsonataHookOptions.result`). */
+  result?: 'response' | 'value' | undefined;
+  /** How its messages start; default `<hook> hook`. */
+  label?: string | undefined;
 }
 
 /** loom → evaluator. */

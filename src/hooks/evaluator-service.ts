@@ -35,7 +35,7 @@ interface Defined {
 const NEVER_ABORTED = new AbortController().signal;
 
 function defineRunner(message: Extract<EvaluatorRequest, { type: 'define' }>, clock: HookClock): Defined {
-  const label = `${message.definition.hook} hook`;
+  const label = message.definition.label ?? `${message.definition.hook} hook`;
   const defined: Defined = { runner: { call: () => Promise.reject(new Error('not compiled')) }, label, lastCode: '500' };
   const observer: HookObserver = { requestStarted: () => undefined, requestFinished: ({ code }) => void (defined.lastCode = code) };
   defined.runner = compileJsonataHook({ ...message.definition, clock, observer });

@@ -39,5 +39,6 @@ export { createEvaluatorPool, type EvaluatorAnswer, type EvaluatorPool, type Eva
 export { createEvaluatorService } from './evaluator-service.ts';
 export type { EvaluatorRequest } from './evaluator-protocol.ts';
 export { compileIsolatedJsonataHook, type IsolatedJsonataHook } from './isolated-jsonata-runner.ts';
+export { compileReadyWhen, type ReadyWhen, type ReadyWhenOptions, type ReadyWhenVerdict } from './ready-when.ts';
 export { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
-export { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, type JsonataHelper } from './jsonata-helpers.ts';
+export { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, ready, readiness, type JsonataHelper } from './jsonata-helpers.ts';

@@ -28,8 +28,8 @@ export interface IsolatedJsonataHook extends HookRunner {
  */
 export function compileIsolatedJsonataHook(options: JsonataHookOptions, pool: EvaluatorPool, owner?: string): IsolatedJsonataHook {
   compileJsonataHook(options);
-  const { expression, hook, timeoutMs, maxDepth } = options;
-  const pooled = pool.define({ expression, hook, timeoutMs, maxDepth }, owner);
+  const { expression, hook, timeoutMs, maxDepth, result, label } = options;
+  const pooled = pool.define({ expression, hook, timeoutMs, maxDepth, result, label }, owner);
   return {
     call: (request, signal) => evaluate(pooled, options, request, signal),
     release: () => pooled.forget(),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { InvalidSelectorError } from '../api/label-selector.ts';
-import { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels } from './jsonata-helpers.ts';
+import { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, ready, readiness } from './jsonata-helpers.ts';
 import { compileJsonataHook } from './jsonata-runner.ts';
 
 const DNS_1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -187,8 +187,37 @@ describe('$child', () => {
   });
 });
 
+describe('$ready and $readiness', () => {
+  const job = (status: Record<string, unknown>) => ({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', generation: 2 }, status });
+  const reconciled = job({ observedGeneration: 2 });
+  const behind = job({ observedGeneration: 1 });
+
+  it('judge an object as kstatus does', () => {
+    expect(ready({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } })).toBe(true);
+    expect(ready(behind)).toBe(false);
+    expect(readiness(behind)).toEqual({ status: 'InProgress', message: 'Job generation is 2, but latest observed generation is 1' });
+    expect(readiness({ ...reconciled, metadata: { ...reconciled.metadata, deletionTimestamp: '2026-11-27T00:00:00Z' } })).toMatchObject({ status: 'Terminating' });
+  });
+
+  it('say a missing object is not found, so a child not created yet is not ready', () => {
+    expect(ready(undefined)).toBe(false);
+    expect(readiness(undefined)).toEqual({ status: 'NotFound', message: 'Resource not found' });
+  });
+
+  it.each([['a string', 'web'], ['an object without metadata', { kind: 'Job' }], ['an array', [reconciled]]])('refuse %s', (_name, value) => {
+    expect(() => ready(value)).toThrow(/^\$ready: expected a Kubernetes object/);
+    expect(() => readiness(value)).toThrow(/^\$readiness: expected a Kubernetes object/);
+  });
+
+  it('read the observed children of a request in an expression', async () => {
+    const request = { parent: { metadata: { name: 'web' } }, children: { 'Job.batch/v1': { migrate: behind } } };
+    await expect(evaluate('{"ready": $ready($child(children, "Job.batch/v1", "migrate")), "why": $readiness(children."Job.batch/v1".migrate).message, "db": $ready($child(children, "Job.batch/v1", "db"))}', request))
+      .resolves.toEqual({ ready: false, why: 'Job generation is 2, but latest observed generation is 1', db: false });
+  });
+});
+
 describe('JSONATA_HELPERS', () => {
   it('binds exactly the documented helpers', () => {
-    expect(JSONATA_HELPERS.map((h) => h.name).sort()).toEqual(['base64decode', 'base64encode', 'child', 'dnsName', 'hash', 'matchLabels']);
+    expect(JSONATA_HELPERS.map((h) => h.name).sort()).toEqual(['base64decode', 'base64encode', 'child', 'dnsName', 'hash', 'matchLabels', 'readiness', 'ready']);
   });
 });

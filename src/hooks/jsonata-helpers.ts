@@ -14,10 +14,15 @@
  * | `$matchLabels(labels, selector)` | whether a label map matches a Kubernetes `LabelSelector` |
  * | `$dnsName(part, …)` | a valid DNS-1123 label built from the parts |
  * | `$child(children, type, name)` | one observed object of an object map, or `undefined` |
+ * | `$ready(object)` | whether kstatus judges the object `Current` |
+ * | `$readiness(object)` | kstatus's `{status, message}` for the object |
  */
 import { createHash } from 'node:crypto';
 import { canonicalJson, isRecord } from '../api/json-value.ts';
 import { matchesSelector } from '../api/label-selector.ts';
+import type { KubeObject } from '../api/object.ts';
+// The pure readiness rules, straight to their folder: an evaluator process loads this file.
+import { readinessOf, type Readiness } from '../core/readiness/index.ts';
 
 /** One helper: its name without the `$`, and its implementation. */
 export interface JsonataHelper {
@@ -158,6 +163,36 @@ export function child(children: unknown, type: unknown, name: unknown): unknown 
   return named[0];
 }
 
+/** `object` as a Kubernetes object for a readiness helper, `undefined` as not found; anything else throws. */
+function kubeObjectOf(helper: string, object: unknown): KubeObject | undefined {
+  if (object === undefined) return undefined;
+  if (!isRecord(object) || !isRecord(object.metadata)) throw new Error(`$${helper}: expected a Kubernetes object, got ${typeName(object)}`);
+  return object as unknown as KubeObject;
+}
+
+/**
+ * `$readiness(object)`: the readiness kstatus judges `object` to have (docs/ordering-and-readiness.md,
+ * "Readiness"), `{"status": "Current" | "InProgress" | "Failed" | "Terminating" | "NotFound" | "Unknown",
+ * "message": …}`. Unlike the other helpers, a missing object is an answer, not `undefined`: it is
+ * `NotFound`, so a child that does not exist yet reads as not ready. A child's `readyWhen` is not
+ * applied here (the request's `readiness` field applies it).
+ *
+ * @example `$readiness($child(children, "Job.batch/v1", "migrate")).status` → `"InProgress"`
+ */
+export function readiness(object: unknown): Readiness {
+  const { status, message } = readinessOf(kubeObjectOf('readiness', object));
+  return { status, message };
+}
+
+/**
+ * `$ready(object)`: `true` when kstatus judges `object` `Current`, else `false` (a missing object too).
+ *
+ * @example `$ready($child(children, "PersistentVolumeClaim.v1", "data"))` → `false` while the claim is Pending
+ */
+export function ready(object: unknown): boolean {
+  return readinessOf(kubeObjectOf('ready', object)).status === 'Current';
+}
+
 /** Every helper, as bound into each compiled expression. */
 export const JSONATA_HELPERS: readonly JsonataHelper[] = [
   { name: 'hash', implementation: hash },
@@ -166,4 +201,6 @@ export const JSONATA_HELPERS: readonly JsonataHelper[] = [
   { name: 'matchLabels', implementation: matchLabels },
   { name: 'dnsName', implementation: dnsName },
   { name: 'child', implementation: child },
+  { name: 'ready', implementation: ready },
+  { name: 'readiness', implementation: readiness },
 ];

@@ -54,6 +54,13 @@ export interface JsonataHookOptions {
   /** Measures the time budget and the durations reported to `observer`. */
   clock: HookClock;
   observer?: HookObserver | undefined;
+  /**
+   * What the result is: a hook `response` (a JSON object; the default), or any JSON `value`, returned
+   * as `{"value": …}` (`{}` for no value), for expressions that are not hooks (a child's `readyWhen`).
+   */
+  result?: 'response' | 'value' | undefined;
+  /** How every message starts; default `<hook> hook`. */
+  label?: string | undefined;
 }
 
 /** JSONata's code for its `stack` guard. */
@@ -62,6 +69,7 @@ const TOO_DEEP = 'D1011';
 interface RunnerConfig {
   /** "sync hook": how every message starts. */
   label: string;
+  result: 'response' | 'value';
   timeoutMs: number;
   maxDepth: number;
   clock: HookClock;
@@ -78,11 +86,11 @@ interface JsonataFailure {
 }
 
 function configOf(options: JsonataHookOptions): RunnerConfig {
-  const label = `${options.hook} hook`;
-  const { timeoutMs, maxDepth = DEFAULT_JSONATA_MAX_DEPTH } = options;
+  const label = options.label ?? `${options.hook} hook`;
+  const { timeoutMs, maxDepth = DEFAULT_JSONATA_MAX_DEPTH, result = 'response' } = options;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new HookError(`${label}: JSONata timeout ${timeoutMs} ms must be positive`);
   if (!(Number.isInteger(maxDepth) && maxDepth > 0)) throw new HookError(`${label}: JSONata maximum depth ${maxDepth} must be a positive integer`);
-  return { label, timeoutMs, maxDepth, clock: options.clock, observer: options.observer };
+  return { label, result, timeoutMs, maxDepth, clock: options.clock, observer: options.observer };
 }
 
 /** 1-based line and column of `offset` in `text`. */
@@ -190,9 +198,12 @@ interface Compiled {
 async function outcomeOf({ expression, budget }: Compiled, config: RunnerConfig, request: unknown, signal: AbortSignal): Promise<Outcome> {
   const { settled, stopped } = await budget.run(signal, () => expression.evaluate(request));
   if (settled.status === 'rejected') return failureOf(config, settled.reason, stopped, signal);
-  const converted = toResponse(settled.value);
+  // A value is checked as the one field of a response, so it gets the same copy and the same checks.
+  const result: unknown = settled.value;
+  const converted = toResponse(config.result === 'value' ? { value: result } : result);
   if ('response' in converted) return converted;
-  return { error: new HookError(`${config.label}: the JSONata result is not a valid response: ${converted.problem}`), code: '500' };
+  const what = config.result === 'value' ? 'is not JSON' : 'is not a valid response';
+  return { error: new HookError(`${config.label}: the JSONata result ${what}: ${converted.problem}`), code: '500' };
 }
 
 async function evaluate(compiled: Compiled, config: RunnerConfig, request: unknown, signal: AbortSignal): Promise<unknown> {

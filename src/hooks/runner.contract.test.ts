@@ -18,6 +18,7 @@ import { createWebhookRunner } from './webhook-runner.ts';
 interface Request {
   parent: { metadata: { name: string; namespace: string; generation: number }; spec: { config: Record<string, string>; phase?: string } };
   children: Record<string, Record<string, unknown>>;
+  readiness?: Record<string, Record<string, { status: string; message: string }>>;
   finalizing: boolean;
 }
 
@@ -84,7 +85,43 @@ function finalizeWebhook(request: Request): { status: number; body: unknown } {
   return { status: 200, body: { children: [], finalized: Object.keys(request.children['ConfigMap.v1'] ?? {}).length === 0 } };
 }
 
+/** A migration Job whose controller has not caught up with its spec yet: kstatus says InProgress. */
+const observedJob = {
+  apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'default', generation: 2 }, status: { observedGeneration: 1 },
+};
+
+/** A request with loom's `readiness` field: the verdicts loom computed, keyed as `children`. */
+function requestWithReadiness() {
+  const request = compositeRequest(false, { 'web-config': observedConfigMap });
+  return {
+    ...request,
+    children: { ...request.children, 'Job.batch/v1': { migrate: observedJob } },
+    readiness: {
+      'ConfigMap.v1': { 'web-config': { status: 'Current', message: 'Resource is current' } },
+      'Service.v1': {},
+      'Job.batch/v1': { migrate: { status: 'InProgress', message: 'readyWhen is false' } },
+    },
+  };
+}
+
 const CASES: ContractCase[] = [
+  {
+    name: 'readiness: a status from the request\'s readiness field and from $ready',
+    hook: 'sync',
+    request: requestWithReadiness(),
+    // The webhook reads the field; it has no $ready, so it judges the ConfigMap (no status: ready) and the Job (generation not observed) itself.
+    webhook: (request) => ({
+      status: 200,
+      body: { status: { migrate: request.readiness?.['Job.batch/v1']?.migrate?.status, configReady: true, jobReady: false, missingReady: false } },
+    }),
+    jsonata: `{ "status": {
+      "migrate": readiness."Job.batch/v1".migrate.status,
+      "configReady": $ready(children."ConfigMap.v1"."web-config"),
+      "jobReady": $ready($child(children, "Job.batch/v1", "migrate")),
+      "missingReady": $ready($child(children, "Job.batch/v1", "seed"))
+    } }`,
+    outcome: { response: { status: { migrate: 'InProgress', configReady: true, jobReady: false, missingReady: false } } },
+  },
   {
     name: 'echo: children derived from the parent, status from what is observed',
     hook: 'sync',

@@ -21,7 +21,7 @@ import {
 } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, judgedTypes, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { renderHolds } from './render-holds.ts';
@@ -135,6 +135,7 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
   const finalizer = finalizerName(controller.name);
   const owned = ownedTypes(ctx, controller.spec.childResources, 'spec.childResources');
   const requestTypes = owned.flatMap(({ type }) => type ?? []);
+  const judge = ctx.runners.judge(judgedTypes(ctx, owned, 'spec.childResources'));
   return {
     parent: () => parent,
     related: async (shown) => {
@@ -157,9 +158,10 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       const ask = async (asked: ParentCall): Promise<CompositeHookResponse> => {
         const response = await callRenderHook({
           which, spec: controller.spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeCompositeResponse,
-          request: (version) => compositeRequest({
+          request: async (version) => compositeRequest({
             controller: controller.object, parent: asked.shown ?? asked.parent, version, finalizing: asked.finalizing,
             children: { objects: asked.claimed, declaredTypes: requestTypes }, related: asked.related,
+            readiness: await judge.judge(asked.claimed, ctx.signal),
           }),
         });
         const types = knownTypes(owned, response.children, asked.parent);

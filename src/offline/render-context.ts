@@ -8,6 +8,7 @@ import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { childRefOf } from '../core/index.ts';
 import { childId, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
+import type { JudgedType } from '../sync/controller-judge.ts';
 import { relatedObjects, type RelatedResult, type RelatedSource } from './render-related.ts';
 import { typeFromDesired, type ResolvedType, type TypeCatalog } from './render-types.ts';
 
@@ -81,6 +82,15 @@ export type OwnedRule = ResourceRule & { updateStrategy: { method: UpdateMethod 
 export interface OwnedType {
   rule: OwnedRule;
   type: ResolvedType | undefined;
+}
+
+/** The known owned types for a readiness judge, each with its `readyWhen` (a decorator's attachments have none) and where it is written. */
+export function judgedTypes(ctx: RenderContext, owned: readonly OwnedType[], field: string): JudgedType[] {
+  return owned.flatMap(({ rule, type }, i) => {
+    if (!type) return [];
+    const readyWhen = 'readyWhen' in rule && typeof rule.readyWhen === 'string' ? rule.readyWhen : undefined;
+    return [{ apiVersion: type.apiVersion, kind: type.kind, readyWhen, field: `${ctx.loaded.where}${field}[${i}].readyWhen` }];
+  });
 }
 
 /** A known owned type and its update method. */

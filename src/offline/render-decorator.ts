@@ -13,7 +13,7 @@ import { syncTarget } from '../sync/decorator-sync.ts';
 import { attachmentAnnotations, decorates, normaliseDesiredChildren, type TargetWrites } from '../core/index.ts';
 import { decoratorClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, judgedTypes, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { diffPaths } from './render-diff.ts';
 import { RenderError } from './render-error.ts';
@@ -72,6 +72,7 @@ function offlinePorts(ctx: RenderContext, controller: DecoratorController, targe
   const finalizer = decoratorFinalizer(controller.name);
   const owned = ownedTypes(ctx, controller.spec.attachments, 'spec.attachments');
   const requestTypes = owned.flatMap(({ type }) => type ?? []);
+  const judge = ctx.runners.judge(judgedTypes(ctx, owned, 'spec.attachments'));
   return {
     // The status is shown as written through a status subresource: the render cannot tell.
     target: () => ({ object: target, selected: rules.some((rule) => decorates(rule, target)), statusSubresource: true }),
@@ -92,9 +93,10 @@ function offlinePorts(ctx: RenderContext, controller: DecoratorController, targe
       recorded.hook = which;
       const response = await callRenderHook({
         which, spec: controller.spec.hooks[which], runner: ctx.runners[which], where: ctx.loaded.where, signal: ctx.signal, decode: decodeDecoratorResponse,
-        request: (version) => decoratorRequest({
+        request: async (version) => decoratorRequest({
           controller: controller.object, object: call.target, version, finalizing: call.finalizing,
           attachments: { objects: call.observed, declaredTypes: requestTypes }, related: call.related,
+          readiness: await judge.judge(call.observed, ctx.signal),
         }),
       });
       recorded.types = knownTypes(owned, response.attachments, call.target);

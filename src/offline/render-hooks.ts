@@ -14,6 +14,9 @@
 import { isRecord, type EndpointConfig, type Hook, type KubeObject } from '../api/index.ts';
 import type { Clock } from '../engine/index.ts';
 import { compileIsolatedJsonataHook, createWebhookRunner, webhookAuthPlan, type EvaluatorPool, type HookKind, type HookRunner, type WebhookRunner, type WebhookSecurity } from '../hooks/index.ts';
+import { controllerJudge, type JudgedType } from '../sync/controller-judge.ts';
+import type { ReadinessJudge } from '../sync/readiness-judge.ts';
+import type { ReadyWhenJudge } from '../sync/ready-when-judge.ts';
 import { RenderError } from './render-error.ts';
 import { moduleHookRunner, type InjectableApp } from './render-module-hook.ts';
 
@@ -22,6 +25,12 @@ export interface RenderRunners {
   sync?: HookRunner | undefined;
   finalize?: HookRunner | undefined;
   customize?: HookRunner | undefined;
+  /**
+   * The readiness judge for children of `types` (their `readyWhen` compiled in the same evaluators
+   * as the hooks, once for all the parents of a command). Throws a {@link RenderError} naming the
+   * field of a `readyWhen` that does not compile.
+   */
+  judge(types: readonly JudgedType[]): ReadinessJudge;
   close(): void;
 }
 
@@ -104,6 +113,15 @@ function modulePath(hook: HookKind, webhook: NonNullable<Hook['webhook']>, optio
   return `${url.pathname}${url.search}`;
 }
 
+/** A judge over the render's evaluators; a `readyWhen` that does not compile is the render's error. */
+function judgeFor(types: readonly JudgedType[], options: RenderRunnerOptions): ReadyWhenJudge {
+  try {
+    return controllerJudge({ evaluators: options.evaluators, clock: options.clock, owner: ownerOf(options.object), types });
+  } catch (error) {
+    throw new RenderError(`${options.where}${messageOf(error)}`, { cause: error });
+  }
+}
+
 /**
  * Builds the runners. Throws a {@link RenderError} naming the field for a hook render cannot call,
  * and for `--hook-module` when no hook is a webhook (the module would serve nothing).
@@ -123,11 +141,21 @@ export function renderRunners(options: RenderRunnerOptions): RenderRunners {
   const close = (): void => {
     for (const closer of closers) closer();
   };
+  const judges = new Map<string, ReadyWhenJudge>();
+  const judge = (types: readonly JudgedType[]): ReadinessJudge => {
+    const key = JSON.stringify(types);
+    const found = judges.get(key);
+    if (found !== undefined) return found;
+    const made = judgeFor(types, options);
+    closers.push(() => made.release());
+    judges.set(key, made);
+    return made;
+  };
   if (options.app && !HOOK_KINDS.some((hook) => options.hooks[hook]?.webhook)) {
     throw new RenderError('--hook-module: the controller has no webhook hook for the module to serve');
   }
   try {
-    return { sync: build('sync'), finalize: build('finalize'), customize: build('customize'), close };
+    return { sync: build('sync'), finalize: build('finalize'), customize: build('customize'), judge, close };
   } catch (error) {
     close();
     throw error;

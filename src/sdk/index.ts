@@ -20,8 +20,11 @@ export type {
   KubeObject,
   LabelSelector,
   ObjectMeta,
+  ObjectReadiness,
   ObservedObjects,
   OwnerReference,
+  ReadinessMap,
+  ReadinessStatus,
   RelatedResourceRule,
 } from './types.ts';
 export type { HookCall } from './hook-call.ts';
@@ -32,6 +35,6 @@ export {
   DEFAULT_BODY_LIMIT, hooks, type CompositeHooks, type DecoratorHooks, type HookPaths, type HookPlacement, type HooksOptions,
 } from './hooks-plugin.ts';
 export { HookAnswerError, isExposed } from './hook-answer-error.ts';
-export { attachmentsOf, childrenOf, observedChild, observedRelated, relatedOf, type ObservedRequest } from './observed.ts';
+export { attachmentsOf, childrenOf, observedChild, observedReadiness, observedRelated, relatedOf, type ObservedRequest } from './observed.ts';
 export { desired, type DesiredObject, type DesiredOf } from './desired.ts';
 export { testHook, type HookAnswer, type HookAnswerBody, type HookTester, type TestHookOptions } from './test-hook.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachmentsOf, childrenOf, observedChild, observedRelated, relatedOf } from './observed.ts';
+import { attachmentsOf, childrenOf, observedChild, observedReadiness, observedRelated, relatedOf } from './observed.ts';
 import type { CompositeRequest, DecoratorRequest, KubeObject } from './types.ts';
 
 function obj(kind: string, name: string, namespace?: string): KubeObject {
@@ -84,5 +84,29 @@ describe('typed object maps', () => {
     expect(childrenOf(request, 'ConfigMap.v1')).toEqual([cmA]);
     // @ts-expect-error: a type the request does not declare
     expect(childrenOf(request, 'Secret.v1')).toEqual([]);
+  });
+});
+
+describe('observedReadiness', () => {
+  const current = { status: 'Current' as const, message: 'Resource is current' };
+  const pending = { status: 'InProgress' as const, message: 'readyWhen is false' };
+
+  it('finds a child\'s readiness by the same keys as the child, in v1 and v2', () => {
+    const v1 = { ...requests['v1, namespaced parent'], readiness: { 'ConfigMap.v1': { a: current, b: pending } } };
+    const v2 = { ...requests['v2, namespaced parent'], readiness: { 'ConfigMap.v1': { 'ns/a': current, 'ns/b': pending } } };
+    for (const request of [v1, v2]) {
+      expect(observedReadiness(request, 'ConfigMap.v1', 'b')).toEqual(pending);
+      expect(observedReadiness(request, 'ConfigMap.v1', 'a', 'ns')).toEqual(current);
+      expect(observedReadiness(request, 'ConfigMap.v1', 'missing')).toBeUndefined();
+    }
+  });
+
+  it('is undefined when the request has no readiness (a Metacontroller request)', () => {
+    expect(observedReadiness(requests['v1, namespaced parent'], 'ConfigMap.v1', 'a')).toBeUndefined();
+  });
+
+  it('reads a decorator\'s attachments too', () => {
+    const request: DecoratorRequest = { object: namespacedParent, attachments: { 'ConfigMap.v1': { a: cmA } }, related: {}, finalizing: false, readiness: { 'ConfigMap.v1': { a: pending } } };
+    expect(observedReadiness(request, 'ConfigMap.v1', 'a')).toEqual(pending);
   });
 });

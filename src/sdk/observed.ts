@@ -4,12 +4,12 @@
  * {@link ObservedObjects}). Type keys are `<Kind>.<apiVersion>`, e.g. `ConfigMap.v1`.
  */
 import { compareStrings } from '../api/index.ts';
-import type { KubeObject, ObservedObjects } from './types.ts';
+import type { KubeObject, ObjectReadiness, ObservedObjects, ReadinessMap } from './types.ts';
 
 /** A sync or finalize request of either controller kind, as far as the lookups need it. */
 export type ObservedRequest<Types extends string = string> =
-  | { parent: KubeObject; children: ObservedObjects<Types>; related: ObservedObjects }
-  | { object: KubeObject; attachments: ObservedObjects<Types>; related: ObservedObjects };
+  | { parent: KubeObject; children: ObservedObjects<Types>; related: ObservedObjects; readiness?: ReadinessMap<Types> }
+  | { object: KubeObject; attachments: ObservedObjects<Types>; related: ObservedObjects; readiness?: ReadinessMap<Types> };
 
 /** The objects of one type, ordered by key so a handler's output does not depend on map order. */
 function objectsOf(map: Partial<Record<string, Record<string, KubeObject>>>, type: string): KubeObject[] {
@@ -38,9 +38,9 @@ function parentNamespaceOf(request: ObservedRequest): string | undefined {
   return parent.metadata.namespace || undefined;
 }
 
-/** Where to find one object in a map of a request for a parent in `parentNamespace`. */
-interface Lookup {
-  map: Partial<Record<string, Record<string, KubeObject>>>;
+/** Where to find one entry in a map of a request for a parent in `parentNamespace`. */
+interface Lookup<T> {
+  map: Partial<Record<string, Record<string, T>>>;
   parentNamespace: string | undefined;
   type: string;
   name: string;
@@ -51,7 +51,7 @@ interface Lookup {
  * Tries the `v2` key (`namespace/name`) and then, for an object in the parent's own namespace or a
  * cluster-scoped one, the bare `name` (`v1` under a namespaced parent; cluster-scoped objects).
  */
-function find({ map, parentNamespace, type, name, namespace }: Lookup): KubeObject | undefined {
+function find<T>({ map, parentNamespace, type, name, namespace }: Lookup<T>): T | undefined {
   const group = map[type];
   if (group === undefined) return undefined;
   const ns = namespace ?? parentNamespace;
@@ -72,4 +72,16 @@ export function observedChild<Types extends string>(request: ObservedRequest<Typ
 /** One related object, looked up like {@link observedChild}. */
 export function observedRelated(request: ObservedRequest, type: string, name: string, namespace?: string): KubeObject | undefined {
   return find({ map: request.related, parentNamespace: parentNamespaceOf(request), type, name, namespace });
+}
+
+/**
+ * The readiness loom judged one observed child (attachment) to have, looked up like
+ * {@link observedChild}: `{status, message}`, where only `status: 'Current'` is ready. `undefined` when
+ * the request has no such child, or no `readiness` at all (Metacontroller does not send it): a hook
+ * that may run under either should treat that as "cannot tell".
+ *
+ * @example `observedReadiness(request, 'Job.batch/v1', 'migrate')?.status === 'Current'`
+ */
+export function observedReadiness<Types extends string>(request: ObservedRequest<Types>, type: NoInfer<Types>, name: string, namespace?: string): ObjectReadiness | undefined {
+  return find({ map: request.readiness ?? {}, parentNamespace: parentNamespaceOf(request), type, name, namespace });
 }

@@ -29,6 +29,9 @@ describe('checkCompositeRequest', () => {
     ['related not a map', { parent, related: 'x' }, 'request.related: expected an object, got a string'],
     ['finalizing not a boolean', { parent, finalizing: 'yes' }, 'request.finalizing: expected a boolean, got a string'],
     ['controller not an object', { parent, controller: 'cc' }, 'request.controller: expected an object, got a string'],
+    ['readiness not a map', { parent, readiness: [] }, 'request.readiness: expected an object, got an array'],
+    ['a readiness without a status', { parent, readiness: { 'ConfigMap.v1': { c: { message: 'm' } } } }, 'request.readiness["ConfigMap.v1"].c.status: is required'],
+    ['a readiness message not a string', { parent, readiness: { 'ConfigMap.v1': { c: { status: 'Current', message: 1 } } } }, 'request.readiness["ConfigMap.v1"].c.message: expected a string, got a number'],
   ])('rejects %s', (_case, body, error) => {
     expect(errorOf(checkCompositeRequest(body, false))).toBe(error);
   });
@@ -53,6 +56,12 @@ describe('checkCompositeRequest', () => {
     const v2 = { ...v1, children: { 'ConfigMap.v1': { 'ns/c': configMap } } };
     expect(checkCompositeRequest(v1, false)).toEqual({ ok: true, request: v1 });
     expect(checkCompositeRequest(v2, true)).toEqual({ ok: true, request: v2 });
+  });
+
+  it('keeps loom\'s readiness as sent', () => {
+    const body = { parent, children: { 'ConfigMap.v1': { c: configMap } }, related: {}, finalizing: false, readiness: { 'ConfigMap.v1': { c: { status: 'Current', message: 'Resource is current' } } } };
+    expect(checkCompositeRequest(body, false)).toEqual({ ok: true, request: body });
+    expect(errorOf(checkDecoratorRequest({ object: parent, readiness: { 'ConfigMap.v1': 'x' } }, false))).toBe('request.readiness["ConfigMap.v1"]: expected an object, got a string');
   });
 });
 

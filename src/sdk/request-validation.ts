@@ -72,6 +72,21 @@ class Problems {
     }
   }
 
+  /** loom's `readiness` (absent under Metacontroller): keyed as an object map, each entry a `{status, message}`. */
+  readinessMap(value: unknown, path: string): void {
+    if (value === undefined || value === null || !this.object(value, path)) return;
+    for (const [type, group] of Object.entries(value)) {
+      const groupPath = pathOf(path, type);
+      if (!this.object(group, groupPath)) continue;
+      for (const [key, verdict] of Object.entries(group)) {
+        const verdictPath = pathOf(groupPath, key);
+        if (!this.object(verdict, verdictPath)) continue;
+        this.string(verdict.status, `${verdictPath}.status`);
+        this.string(verdict.message, `${verdictPath}.message`);
+      }
+    }
+  }
+
   /** The message for the client, or `undefined` when nothing is wrong. */
   message(): string | undefined {
     if (this.list.length === 0) return undefined;
@@ -107,6 +122,7 @@ export function checkCompositeRequest(body: unknown, finalizing: boolean): Check
     problems.objectMap(fields.children, 'request.children');
     problems.objectMap(fields.related, 'request.related');
     problems.optionalBoolean(fields.finalizing, 'request.finalizing');
+    problems.readinessMap(fields.readiness, 'request.readiness');
   }
   return finish(problems, () => ({
     ...fields,
@@ -125,6 +141,7 @@ export function checkDecoratorRequest(body: unknown, finalizing: boolean): Check
     problems.objectMap(fields.attachments, 'request.attachments');
     problems.objectMap(fields.related, 'request.related');
     problems.optionalBoolean(fields.finalizing, 'request.finalizing');
+    problems.readinessMap(fields.readiness, 'request.readiness');
   }
   return finish(problems, () => ({
     ...fields,

@@ -26,6 +26,23 @@ export type { KubeObject, LabelSelector, ObjectMeta, OwnerReference, RelatedReso
  */
 export type ObservedObjects<Types extends string = string> = Record<Types, Record<string, KubeObject>>;
 
+/** kstatus's verdicts (docs/ordering-and-readiness.md, "Readiness"); only `Current` is ready. */
+export type ReadinessStatus = 'Current' | 'InProgress' | 'Failed' | 'Terminating' | 'NotFound' | 'Unknown';
+
+/** The readiness loom judged one observed object to have: its `readyWhen`, else kstatus's rules. */
+export interface ObjectReadiness {
+  status: ReadinessStatus;
+  /** Why, in words: `readyWhen is false`, `Deployment generation is 2, but latest observed generation is 1`. */
+  message: string;
+}
+
+/**
+ * `readiness` of a request: the readiness of each observed child (attachment), keyed exactly as
+ * `children` (`attachments`) is, so `request.readiness?.['ConfigMap.v1']?.['web']` belongs to
+ * `request.children['ConfigMap.v1']['web']`. loom's addition: Metacontroller does not send it.
+ */
+export type ReadinessMap<Types extends string = string> = Partial<Record<Types, Record<string, ObjectReadiness>>>;
+
 /**
  * CompositeController `sync` and `finalize` request. `finalizing` is true only when the finalize
  * hook is called (one handler may serve both). `related` is `{}` without a customize hook.
@@ -41,6 +58,8 @@ export interface CompositeRequest<Parent extends KubeObject = KubeObject, Childr
   children: ObservedObjects<Children>;
   related: ObservedObjects<Related>;
   finalizing: boolean;
+  /** The readiness of each child in `children` (loom only; absent when Metacontroller calls). See {@link observedReadiness}. */
+  readiness?: ReadinessMap<Children>;
 }
 
 /** DecoratorController `sync` and `finalize` request: `object` (not `parent`) and `attachments`. */
@@ -51,6 +70,8 @@ export interface DecoratorRequest<Target extends KubeObject = KubeObject, Attach
   attachments: ObservedObjects<Attachments>;
   related: ObservedObjects<Related>;
   finalizing: boolean;
+  /** The readiness of each attachment in `attachments` (loom only). */
+  readiness?: ReadinessMap<Attachments>;
 }
 
 /** `customize` request, for both controller kinds (the field is `parent` for a decorator's target too). */

@@ -10,7 +10,8 @@ import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runControllerLoop, stopTogether, waitForCaches, type RunningController } from '../controller-loop.ts';
 import { resolveResource, type Host } from '../host.ts';
-import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
+import type { ControllerHookRunners } from '../hook-runners.ts';
+import { runnersAndJudge } from '../readiness-judges.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
@@ -37,7 +38,8 @@ export async function startCompositeController(
   const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource, 'spec.parentResource.resource');
   const childTypes = spec.childResources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.childResources[${i}].resource`) }));
   const revisionType = usesRollingUpdates(spec.childResources) ? rollingRevisions(host, parentType) : undefined;
-  const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
+  const judgedTypes = childTypes.map((c, i) => ({ ...c.type, readyWhen: c.rule.readyWhen, field: `spec.childResources[${i}].readyWhen` }));
+  const { runners, readiness } = await runnersAndJudge(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources, judgedTypes);
   const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });
 
@@ -46,7 +48,7 @@ export async function startCompositeController(
   const revisionLease = revisionType && host.informers.acquire(revisionType, undefined, childFilter(host));
   const leases: InformerLease[] = [parentLease, ...childLeases, ...(revisionLease ? [revisionLease] : [])];
   const ctx: CompositeContext = {
-    host, controller, labels, parentType, logger, runners,
+    host, controller, labels, parentType, logger, runners, readiness,
     related: customizeRunner && createRelatedObjects({
       host, controller: controller.object, hook: spec.hooks.customize!, runner: customizeRunner, enqueue: (key) => queue.add(key), logger,
     }),

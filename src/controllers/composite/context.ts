@@ -8,6 +8,7 @@ import type { AppliedRecords } from '../../apply/index.ts';
 import type { HookRunner } from '../../hooks/index.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../../kube/index.ts';
 import type { ControllerLabels } from '../../metrics/metrics.ts';
+import type { ReadinessJudge } from '../../sync/readiness-judge.ts';
 import type { Host } from '../host.ts';
 import type { RelatedObjects } from '../related-objects.ts';
 
@@ -29,6 +30,8 @@ export interface CompositeContext {
   /** The ControllerRevision cache, when a child type rolls (RollingRecreate / RollingInPlace). */
   revisions?: { type: ResourceType; store: ReadonlyObjectStore } | undefined;
   runners: { sync?: HookRunner | undefined; finalize?: HookRunner | undefined };
+  /** Judges the readiness of its children: their `readyWhen` (annotation, else type), else kstatus. */
+  readiness: ReadinessJudge;
   /** Present when the controller has a customize hook. */
   related?: RelatedObjects | undefined;
   finalizer: string;

@@ -17,11 +17,11 @@ export async function validatedAnswer(ctx: CompositeContext, call: ParentCall, s
   const response = await callHook({
     which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeCompositeResponse,
     limit: { field: 'children', max: ctx.host.settings.maxChildrenPerParent },
-    request: (version) => Promise.resolve(compositeRequest({
+    request: async (version) => compositeRequest({
       controller: ctx.controller.object, parent: shown, version, finalizing: call.finalizing,
       children: { objects: call.claimed, declaredTypes: ctx.children.map((c) => c.type) },
-      related: call.related,
-    })),
+      related: call.related, readiness: await ctx.readiness.judge(call.claimed, signal),
+    }),
   }, signal);
   return { ...response, children: await desiredChildren(ctx, call, response.children) };
 }

@@ -9,7 +9,8 @@ import { WorkQueue } from '../../engine/index.ts';
 import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runControllerLoop, stopTogether, waitForCaches, type RunningController } from '../controller-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
-import { controllerRunners, type ControllerHookRunners } from '../hook-runners.ts';
+import type { ControllerHookRunners } from '../hook-runners.ts';
+import { runnersAndJudge } from '../readiness-judges.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { DecoratorContext } from './context.ts';
@@ -35,7 +36,9 @@ export async function startDecoratorController(
   const targetTypes = spec.resources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.resources[${i}].resource`) }));
   refuseRepeatedTypes(targetTypes.map((t) => t.type));
   const attachmentTypes = spec.attachments.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.attachments[${i}].resource`) }));
-  const runners = await controllerRunners(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources);
+  // Attachment types have no readyWhen of their own; an attachment's annotation still counts.
+  const judgedTypes = attachmentTypes.map((a, i) => ({ ...a.type, field: `spec.attachments[${i}].readyWhen` }));
+  const { runners, readiness } = await runnersAndJudge(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources, judgedTypes);
   const customizeRunner = runners.customize;
 
   const targetLeases = targetTypes.map((t) => host.informers.acquire(t.type, undefined, parentFilter(host)));
@@ -43,7 +46,7 @@ export async function startDecoratorController(
   const queue = new WorkQueue<TargetKey>({ clock: host.clock, keyOf: targetKeyId });
   const targets = targetTypes.map((t, i) => ({ ...t, store: targetLeases[i]!.informer.store }));
   const ctx: DecoratorContext = {
-    host, controller, labels, logger, runners, targets,
+    host, controller, labels, logger, runners, readiness, targets,
     attachments: attachmentTypes.map((a, i) => ({ ...a, store: attachmentLeases[i]!.informer.store })),
     related: customizeRunner && createRelatedObjects({
       host, controller: controller.object, hook: spec.hooks.customize!, runner: customizeRunner, enqueue: (key) => queue.add(key), logger,

@@ -26,11 +26,11 @@ async function answer(ctx: DecoratorContext, call: TargetCall, signal: AbortSign
   const response = await callHook({
     which, spec: ctx.controller.spec.hooks[which], runner: ctx.runners[which], logger: ctx.logger, decode: decodeDecoratorResponse,
     limit: { field: 'attachments', max: ctx.host.settings.maxChildrenPerParent },
-    request: (version) => Promise.resolve(decoratorRequest({
+    request: async (version) => decoratorRequest({
       controller: ctx.controller.object, object: call.target, version, finalizing: call.finalizing,
       attachments: { objects: call.observed, declaredTypes: ctx.attachments.map((a) => a.type) },
-      related: call.related,
-    })),
+      related: call.related, readiness: await ctx.readiness.judge(call.observed, signal),
+    }),
   }, signal);
   const result = await inTurns(normaliseDesiredChildrenInSlices({
     parent: call.target, children: response.attachments, generateSelector: false, annotations: attachmentAnnotations(ctx.controller.name),
