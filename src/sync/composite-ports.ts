@@ -30,6 +30,8 @@ export interface ChildWrites {
   claimed: KubeObject[];
   /** Asked before each write: why the answer has gone stale (no further write then), or `undefined`. */
   stopIf: () => string | undefined;
+  /** The sync's: ends readiness judging (expressions) when the controller stops. */
+  signal: AbortSignal;
 }
 
 /** What the child writes came to. */

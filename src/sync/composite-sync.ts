@@ -44,7 +44,7 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   }
   // The writes stop once the answer is stale: the controller stops, the parent goes or its spec moves.
   const stopIf = stopWhenStale(parent, () => ports.parent(key), signal);
-  const { failures, report } = manage ? await ports.manageChildren({ parent, selector, desired: response.children, claimed, stopIf }) : { failures: [], report: undefined };
+  const { failures, report } = manage ? await ports.manageChildren({ parent, selector, desired: response.children, claimed, stopIf, signal }) : { failures: [], report: undefined };
   throwIfStopped(failures, 'child');
   await ports.writeStatus(parent, response.status, { childrenWritten: failures.length === 0, report });
   if (failures.length > 0) throw writeFailures(failures, 'child');

@@ -77,9 +77,10 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     setFinalizer: (parent, present) => setFinalizer(ctx, parent, present),
     claimChildren: (parent, selector) => claimForParent(ctx, parent, selector, ctx.children),
     answer: (call, signal) => answer(ctx, call, signal),
-    manageChildren: ({ parent, selector, desired, claimed, stopIf }) => {
+    manageChildren: ({ parent, selector, desired, claimed, stopIf, signal }) => {
       const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
-      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf, reportReadiness: ctx.controller.spec.readyCondition }, desired, claimed);
+      const manager = { ...ctx, types: ctx.children, whyNotOurs, stopIf, judge: ctx.readiness, signal, reportReadiness: ctx.controller.spec.readyCondition };
+      return manageChildren(manager, desired, claimed);
     },
     writeStatus: (parent, status, written) => writeStatus(ctx, parent, status, written),
   };

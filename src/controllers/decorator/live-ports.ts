@@ -78,7 +78,7 @@ export function livePorts(ctx: DecoratorContext): DecoratorSyncPorts<TargetKey> 
     writeTarget: (writes) => writeTarget(ctx, writes),
     manageAttachments: (target, desired, observed, stopIf) => {
       const whyNotOurs = (existing: KubeObject) => whyNotAttachment({ target, controllerName: ctx.controller.name, existing });
-      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs, stopIf }, desired, observed).then((managed) => managed.failures);
+      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs, stopIf, judge: ctx.readiness }, desired, observed).then((managed) => managed.failures);
     },
   };
 }
