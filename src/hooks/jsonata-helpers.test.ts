@@ -195,13 +195,13 @@ describe('$ready and $readiness', () => {
   it('judge an object as kstatus does', () => {
     expect(ready({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } })).toBe(true);
     expect(ready(behind)).toBe(false);
-    expect(readiness(behind)).toEqual({ status: 'InProgress', message: 'Job generation is 2, but latest observed generation is 1' });
+    expect(readiness(behind)).toEqual({ status: 'InProgress', message: 'Job: generation 2 not observed yet (status.observedGeneration is 1)' });
     expect(readiness({ ...reconciled, metadata: { ...reconciled.metadata, deletionTimestamp: '2026-11-27T00:00:00Z' } })).toMatchObject({ status: 'Terminating' });
   });
 
   it('say a missing object is not found, so a child not created yet is not ready', () => {
     expect(ready(undefined)).toBe(false);
-    expect(readiness(undefined)).toEqual({ status: 'NotFound', message: 'Resource not found' });
+    expect(readiness(undefined)).toEqual({ status: 'NotFound', message: 'not found' });
   });
 
   it.each([['a string', 'web'], ['an object without metadata', { kind: 'Job' }], ['an array', [reconciled]]])('refuse %s', (_name, value) => {
@@ -212,7 +212,7 @@ describe('$ready and $readiness', () => {
   it('read the observed children of a request in an expression', async () => {
     const request = { parent: { metadata: { name: 'web' } }, children: { 'Job.batch/v1': { migrate: behind } } };
     await expect(evaluate('{"ready": $ready($child(children, "Job.batch/v1", "migrate")), "why": $readiness(children."Job.batch/v1".migrate).message, "db": $ready($child(children, "Job.batch/v1", "db"))}', request))
-      .resolves.toEqual({ ready: false, why: 'Job generation is 2, but latest observed generation is 1', db: false });
+      .resolves.toEqual({ ready: false, why: 'Job: generation 2 not observed yet (status.observedGeneration is 1)', db: false });
   });
 });
 

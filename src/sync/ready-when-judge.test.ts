@@ -44,8 +44,8 @@ describe('readyWhenJudge', () => {
     await expect(judge.judge([database('a', 'Ready'), database('b', 'Creating'), configMap('c'), behind], never)).resolves.toEqual([
       { status: 'Current', message: 'readyWhen is true' },
       { status: 'InProgress', message: 'readyWhen is false' },
-      { status: 'Current', message: 'Resource is current' },
-      { status: 'InProgress', message: 'Deployment generation is 2, but latest observed generation is 1' },
+      { status: 'Current', message: 'ConfigMap: exists' },
+      { status: 'InProgress', message: 'Deployment: generation 2 not observed yet (status.observedGeneration is 1)' },
     ]);
   });
 
@@ -57,7 +57,7 @@ describe('readyWhenJudge', () => {
     const going = database('going', 'Ready', { deletionTimestamp: '2026-11-27T06:00:00Z' });
     await expect(judge.judge([own, going], never)).resolves.toEqual([
       { status: 'Current', message: 'annotation is true' },
-      { status: 'Terminating', message: 'Resource scheduled for deletion' },
+      { status: 'Terminating', message: 'Database: being deleted' },
     ]);
     expect(type.counts.judged).toBe(0);
   });
@@ -123,7 +123,7 @@ describe('readyWhenJudge', () => {
     });
     await expect(judge.judge([configMap('bad', { [READY_WHEN_ANNOTATION]: 'status =' }), configMap('good')], never)).resolves.toEqual([
       { status: 'Unknown', message: `annotation ${READY_WHEN_ANNOTATION}: JSONata syntax error at line 1, column 9: "status ="` },
-      { status: 'Current', message: 'Resource is current' },
+      { status: 'Current', message: 'ConfigMap: exists' },
     ]);
   });
 
