@@ -4,17 +4,17 @@
  * method, delete what is no longer wanted), execute, count. Shared by both controller kinds.
  */
 import type { Logger } from 'pino';
-import { objectKey, type KubeObject, type UpdateMethod } from '../api/index.ts';
+import { objectKey, type ChildPolicies, type KubeObject, type UpdateMethod } from '../api/index.ts';
 import { childKey, executePlan, type AppliedRecords } from '../apply/index.ts';
-import { childRefOf, fingerprintOf, planChildrenInSlices, type ChildRef } from '../core/index.ts';
+import { childRefOf, fingerprintOf, planChildrenInSlices, type ChildRef, type PlanPolicies } from '../core/index.ts';
 import { inTurns, SLICE_CHILDREN } from './in-turns.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
 import type { ControllerLabels } from '../metrics/metrics.ts';
 import type { Host } from './host.ts';
 
-/** One declared owned type: its cache and update method. */
+/** One declared owned type: its cache, update method and (children only) lifecycle policies. */
 export interface ManagedType {
-  rule: { updateStrategy: { method: UpdateMethod } };
+  rule: { updateStrategy: { method: UpdateMethod } } & ChildPolicies;
   type: ResourceType;
   store: ReadonlyObjectStore;
 }
@@ -34,6 +34,8 @@ export interface ChildManager {
   whyNotOurs: (existing: KubeObject) => string | undefined;
   /** Asked before each write: why the answer has gone stale, so no further write is started (`apply/plan-stopped.ts`). */
   stopIf?: (() => string | undefined) | undefined;
+  /** The children's lifecycle policies (`child-policies.ts`); absent: unwanted objects are deleted, immutable changes fail. */
+  policies?: PlanPolicies | undefined;
 }
 
 /**
@@ -58,6 +60,7 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
     manager.types.find((t) => t.type.apiVersion === apiVersion && t.type.kind === kind)?.rule.updateStrategy.method ?? 'OnDelete';
   const decisions = await inTurns(planChildrenInSlices({
     desired, observed, methodFor, applyStrategy, fieldManager, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
+    policies: manager.policies,
   }, SLICE_CHILDREN));
   const outcomes = await executePlan({
     decisions, writer: manager.host.writer, fieldManager, applyStrategy, records: manager.records, logger: manager.logger,

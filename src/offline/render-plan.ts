@@ -106,7 +106,7 @@ function actionOf(decision: ChildDecision, method: UpdateMethod): string {
     case 'recreate':
       return `recreate (${method})`;
     case 'skip':
-      return `left alone (${decision.reason === 'terminating' ? 'terminating' : method})`;
+      return `left alone (${decision.reason === 'on-delete' ? method : decision.reason})`;
     default:
       return decision.action;
   }

@@ -5,7 +5,7 @@
  * read-only lists (offline/render-composite.ts). The order of the steps and every decision between
  * them stay in one place, `syncParent`.
  */
-import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
+import type { ChildPolicies, CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
 
 /** One question to the hook. */
 export interface ParentCall {
@@ -48,6 +48,11 @@ export interface CompositeSyncPorts {
    * `PlanStoppedError` for each write not started once `stopIf` gave a reason.
    */
   manageChildren(writes: ChildWrites): Promise<Error[]>;
+  /**
+   * The lifecycle policies of `child`'s type (its `childResources[]` entry), which its annotations
+   * override; absent: the annotations alone decide.
+   */
+  childRule?(child: KubeObject): ChildPolicies | undefined;
   /** Writes the parent's status from the hook's; `observedGeneration` moves only when `childrenWritten`. */
   writeStatus(parent: KubeObject, hookStatus: { [key: string]: Json } | null, childrenWritten: boolean): Promise<void>;
 }

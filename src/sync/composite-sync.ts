@@ -8,11 +8,12 @@
  * such a sync writes no status and is requeued. Written against {@link CompositeSyncPorts}: the cluster's in controllers/composite/live-ports.ts.
  */
 import { matchesSelector, type CompositeController, type KubeObject } from '../api/index.ts';
-import { afterFinalize, decideLifecycle, parentSelector, type LifecycleDecision } from '../core/index.ts';
+import { decideLifecycle, parentSelector, type LifecycleDecision } from '../core/index.ts';
 import type { ReconcileResult } from '../engine/index.ts';
 import { writeFailures } from './write-failures.ts';
 import { stopWhenStale, throwIfStopped } from './stale-writes.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
+import { finalizerAfterAnswer, finalizerAfterClaim } from './child-finalizer.ts';
 
 /** The controller a sync is for: its spec and its finalizer's name. */
 export interface CompositeSyncController {
@@ -32,19 +33,17 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   // The selector is checked before the finalizer is added: a parent whose selector can never work must
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
-  let parent = lifecycle.finalizer === 'keep' ? cached : await ports.setFinalizer(cached, lifecycle.finalizer === 'add');
-  const claimed = await ports.claimChildren(parent, selector);
+  // Removing the finalizer waits for the claim: the children's lifecycle policies may still need it.
+  const held = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined };
+  const added = lifecycle.finalizer === 'add' ? await ports.setFinalizer(cached, true) : cached;
+  const claimed = await ports.claimChildren(added, selector);
+  const { parent: claiming, teardown } = await finalizerAfterClaim(held, added, claimed);
   const finalizing = lifecycle.hook === 'finalize';
-  const response = await ports.answer({ parent, claimed, finalizing, selector, related }, signal);
-  let manage = lifecycle.manageChildren;
-  if (finalizing) {
-    const after = afterFinalize({ parent, finalized: response.finalized, manageChildren: manage });
-    if (after.removeFinalizer) parent = await ports.setFinalizer(parent, false);
-    manage = after.manageChildren;
-  }
+  const response = await ports.answer({ parent: claiming, claimed, finalizing, selector, related }, signal);
+  const { parent, manage, desired } = await finalizerAfterAnswer(held, { parent: claiming, claimed, response, teardown });
   // The writes stop once the answer is stale: the controller stops, the parent goes or its spec moves.
   const stopIf = stopWhenStale(parent, () => ports.parent(key), signal);
-  const failures = manage ? await ports.manageChildren({ parent, selector, desired: response.children, claimed, stopIf }) : [];
+  const failures = manage ? await ports.manageChildren({ parent, selector, desired, claimed, stopIf }) : [];
   throwIfStopped(failures, 'child');
   await ports.writeStatus(parent, response.status, failures.length === 0);
   if (failures.length > 0) throw writeFailures(failures, 'child');

@@ -8,6 +8,7 @@ import { childRefOf, whyNotChild, type RevisionWrite } from '../../core/index.ts
 import { RetryAfterError } from '../../engine/index.ts';
 import { isAlreadyExists } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
+import { planPoliciesFor, ruleOf } from '../child-policies.ts';
 import { setFinalizer } from '../set-finalizer.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
@@ -78,9 +79,11 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     claimChildren: (parent, selector) => claimForParent(ctx, parent, selector, ctx.children),
     answer: (call, signal) => answer(ctx, call, signal),
     manageChildren: ({ parent, selector, desired, claimed, stopIf }) => {
-      const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
-      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf }, desired, claimed);
+      const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing, adopt: ruleOf(ctx.children, existing)?.adopt });
+      const policies = planPoliciesFor(ctx.children, parent);
+      return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf, policies }, desired, claimed);
     },
+    childRule: (child) => ruleOf(ctx.children, child),
     writeStatus: (parent, status, childrenWritten) => writeStatus(ctx, parent, status, childrenWritten),
   };
 }
