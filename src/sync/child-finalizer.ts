@@ -5,10 +5,11 @@
  * written and keeps it while such children exist. At its deletion, without a finalize hook or once the
  * finalize hook has answered `finalized: true`, loom converges toward no children (releasing what must
  * survive, deleting the rest) and removes the finalizer once no claimed child needs loom; the garbage
- * collector deletes any other. A parent none of whose children need loom is synced as it always was.
+ * collector deletes any other. A parent none of whose children need loom is synced as it always was, and
+ * so is a parent deleted with a propagation policy of its own (`orphan`, `foreground`).
  */
 import type { CompositeHookResponse, KubeObject } from '../api/index.ts';
-import { afterFinalize, finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, type LifecycleDecision } from '../core/index.ts';
+import { afterFinalize, finalizerForChildren, GC_FINALIZERS, needsLoomAtDeletion, observedPoliciesOf, type LifecycleDecision } from '../core/index.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
 
 /** What the finalizer steps of one sync know. */
@@ -34,6 +35,16 @@ export interface ChildWritesPlan {
 
 const isTerminating = (obj: KubeObject): boolean => Boolean(obj.metadata.deletionTimestamp);
 
+/**
+ * Whether loom tears the children of a parent being deleted down itself. Not when the deletion asked the
+ * garbage collector for a propagation of its own (`orphan`, `foregroundDeletion`): the user's choice
+ * wins, as it always did.
+ */
+function tearsDown(ctx: ChildFinalizerContext, parent: KubeObject, claimed: readonly KubeObject[]): boolean {
+  const gc = (parent.metadata.finalizers ?? []).some((f) => GC_FINALIZERS.includes(f));
+  return isTerminating(parent) && !gc && needLoom(ctx, claimed);
+}
+
 /** Whether some child of `objects` needs loom at the parent's deletion. */
 function needLoom(ctx: ChildFinalizerContext, objects: readonly KubeObject[]): boolean {
   return objects.some((obj) => needsLoomAtDeletion(observedPoliciesOf(obj, ctx.ports.childRule?.(obj))));
@@ -46,7 +57,7 @@ function needLoom(ctx: ChildFinalizerContext, objects: readonly KubeObject[]): b
  */
 export async function finalizerAfterClaim(ctx: ChildFinalizerContext, parent: KubeObject, claimed: readonly KubeObject[]): Promise<AfterClaim> {
   if (ctx.lifecycle.finalizer !== 'remove' || !isTerminating(parent)) return { parent, teardown: false };
-  if (needLoom(ctx, claimed)) return { parent, teardown: true };
+  if (tearsDown(ctx, parent, claimed)) return { parent, teardown: true };
   return { parent: await ctx.ports.setFinalizer(parent, false), teardown: false };
 }
 
@@ -76,7 +87,7 @@ async function afterFinalizeHook(ctx: ChildFinalizerContext, input: { parent: Ku
   const { claimed, response } = input;
   const after = afterFinalize({ parent: input.parent, finalized: response.finalized, manageChildren: ctx.lifecycle.manageChildren });
   if (!after.removeFinalizer) return { parent: input.parent, manage: after.manageChildren, desired: response.children };
-  if (isTerminating(input.parent) && needLoom(ctx, claimed)) return { parent: input.parent, manage: true, desired: [] };
+  if (tearsDown(ctx, input.parent, claimed)) return { parent: input.parent, manage: true, desired: [] };
   const parent = await ctx.ports.setFinalizer(input.parent, false);
   return { parent, manage: after.manageChildren, desired: response.children };
 }

@@ -205,6 +205,12 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     expect(fakes.calls).toEqual(['related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
   });
 
+  it('leaves a deletion with a propagation policy of its own to the garbage collector', async () => {
+    const fakes = fakePorts(deleted([FINALIZER, 'orphan']), { claimed: [orphan] });
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
+  });
+
   it('with a finalize hook that is done, tears the children that need loom down before removing the finalizer', async () => {
     const desired: KubeObject[][] = [];
     const tearing = fakePorts(deleted(), { claimed: [orphan], answer: { finalized: true }, desired });

@@ -77,6 +77,8 @@ export const TEST_PARENT_KINDS = {
   shardLabelledTarget: { plural: 'shardlabelledtargets', kind: 'ShardLabelledTarget' },
   /** The parents of the hook resilience test (concurrency cap, circuit breaker). */
   resilient: { plural: 'resilients', kind: 'Resilient' },
+  /** The parents of the per-child lifecycle policy test. */
+  lifecyclePolicy: { plural: 'lifecyclepolicies', kind: 'LifecyclePolicy' },
 } as const satisfies Record<string, ParentKind>;
 
 /** The CRD of a test parent type. */
