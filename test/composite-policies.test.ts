@@ -92,7 +92,7 @@ const ownedBy = (child: KubeObject | undefined, uid: string | undefined): boolea
 const policy = (name: string, deletionPolicy: string): ChildSpec => ({ name, annotations: { 'loom.dev/deletion-policy': deletionPolicy } });
 
 function applyParent(name: string, policyLabel: string, children: ChildSpec[], extra: Record<string, unknown> = {}): Promise<KubeObject> {
-  return clients.apply({ ...parentRef(name), metadata: { name, namespace, labels: { policy: policyLabel } }, spec: { children, ...extra } });
+  return clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind, metadata: { name, namespace, labels: { policy: policyLabel } }, spec: { children, ...extra } });
 }
 
 /** The children named, once all exist. */
@@ -201,7 +201,7 @@ describe.each(MODES)('lifecycle policies with $applyStrategy', ({ mode }) => {
   it.skipIf(!parsesAdopt)('adopts no matching orphan with adopt: Never, and says so when a desired child\'s name is taken by one', async () => {
     const name = `${mode}-never`;
     const labels = { app: name };
-    const orphan = (suffix: string) => clients.apply({ ...childRef(`${name}-${suffix}`), metadata: { name: `${name}-${suffix}`, namespace, labels }, data: { by: 'test' } });
+    const orphan = (suffix: string) => clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-${suffix}`, namespace, labels }, data: { by: 'test' } });
     const bystander = await orphan('bystander');
     await orphan('taken');
     await applyParent(name, `${mode}-never`, [{ name: 'taken' }], { selector: { matchLabels: labels } });
