@@ -99,7 +99,7 @@ function applyParent(name: string, policyLabel: string, children: ChildSpec[], e
 function allExist(names: string[]): Promise<KubeObject[]> {
   return eventually(async () => {
     const found = await Promise.all(names.map(getChild));
-    return found.every((c) => c !== undefined) ? (found as KubeObject[]) : undefined;
+    return found.every((c) => c !== undefined) ? found : undefined;
   }, `children ${names.join(', ')}`);
 }
 

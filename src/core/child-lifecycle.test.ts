@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeletionPolicy } from '../api/controller-spec.ts';
 import type { KubeObject } from '../api/object.ts';
-import { finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
+import { finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, planPoliciesFor, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
 
 const cm = (annotations: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', annotations } });
 
@@ -70,3 +70,18 @@ describe('finalizerForChildren', () => {
     expect(finalizerForChildren({ held, finalizeHookNeedsIt, childrenNeedIt })).toBe(expected);
   });
 });
+
+describe('planPoliciesFor', () => {
+  const parent = (deleting: boolean): KubeObject => ({ apiVersion: 'x/v1', kind: 'App', metadata: { name: 'a', namespace: 'ns', uid: 'uid-a', ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) } });
+  const byType = () => ({ deletionPolicy: 'Retain' as const, onImmutableChange: 'Recreate' as const });
+
+  it('reads each child\'s annotations over its type\'s rule, and releases Retain children of a parent being deleted', () => {
+    expect(planPoliciesFor(byType, parent(false)).removalOf(cm())).toBe('keep');
+    expect(planPoliciesFor(byType, parent(true)).removalOf(cm())).toBe('release');
+    expect(planPoliciesFor(byType, parent(false)).removalOf(cm({ 'loom.dev/deletion-policy': 'Delete' }))).toBe('delete');
+    expect(planPoliciesFor(byType, parent(false)).recreatesOnImmutable(cm())).toBe(true);
+    expect(planPoliciesFor(() => undefined, parent(false))).toMatchObject({ parentUid: 'uid-a' });
+    expect(planPoliciesFor(() => undefined, parent(false)).recreatesOnImmutable(cm({ 'loom.dev/on-immutable-change': 'Fail' }))).toBe(false);
+  });
+});
+

@@ -7,6 +7,7 @@
 import { childPoliciesOf, type ResolvedChildPolicies } from '../api/child-annotations.ts';
 import type { ChildPolicies } from '../api/controller-spec.ts';
 import type { KubeObject } from '../api/object.ts';
+import type { PlanPolicies } from './child-plan.ts';
 
 /**
  * What becomes of a claimed child that is not desired: deleted, released (the parent's owner
@@ -75,4 +76,17 @@ export function finalizerForChildren(input: ChildFinalizerInput): 'add' | 'remov
   const wanted = input.finalizeHookNeedsIt || input.childrenNeedIt;
   if (wanted === input.held) return 'keep';
   return wanted ? 'add' : 'remove';
+}
+
+/**
+ * The policies the plan of `parent`'s children follows (`child-plan.ts`), each child's annotations over
+ * its type's rule (`ruleOf`); a parent being deleted releases its `Retain` children.
+ */
+export function planPoliciesFor(ruleOf: (obj: KubeObject) => ChildPolicies | undefined, parent: KubeObject): PlanPolicies {
+  const going = Boolean(parent.metadata.deletionTimestamp);
+  return {
+    parentUid: parent.metadata.uid ?? '',
+    removalOf: (observed) => removalActionOf(observedPoliciesOf(observed, ruleOf(observed)), going),
+    recreatesOnImmutable: (desired) => recreatesOnImmutableChange(observedPoliciesOf(desired, ruleOf(desired))),
+  };
 }

@@ -17,11 +17,11 @@ import { rollingAnswer } from '../sync/rollout.ts';
 import { syncParent } from '../sync/composite-sync.ts';
 import type { CompositeSyncPorts } from '../sync/composite-ports.ts';
 import {
-  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, usesRollingUpdates, type RevisionWrite,
+  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, planPoliciesFor, usesRollingUpdates, type RevisionWrite,
 } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, ruleOf, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
@@ -171,10 +171,12 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       if (call.finalizing) recorded.finalized = response.finalized;
       return response;
     },
-    manageChildren: async ({ desired }) => {
-      recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], types: recorded.types ?? [] });
+    manageChildren: async ({ parent: owner, desired }) => {
+      const policies = planPoliciesFor((obj) => ruleOf(owned, obj), owner);
+      recorded.plan = await planFor(ctx, { desired, observed: recorded.claims?.observed ?? [], types: recorded.types ?? [], policies });
       return [];
     },
+    childRule: (child) => ruleOf(owned, child),
     writeStatus: (obj, hookStatus) => {
       recorded.status = statusOf(ctx, obj, hookStatus);
       return Promise.resolve();

@@ -2,8 +2,8 @@
  * What one `loom render` works with, and what the offline ports of both controller kinds share: the
  * customize step over `--related`, child types resolved offline, and the plan of the owned objects.
  */
-import type { Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
-import type { ApplyStrategy } from '../core/index.ts';
+import type { ChildPolicies, Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
+import type { ApplyStrategy, PlanPolicies } from '../core/index.ts';
 import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { childRefOf } from '../core/index.ts';
@@ -75,12 +75,17 @@ export async function relatedFor(ctx: RenderContext, hook: Hook | undefined, par
 }
 
 /** A child-resource or attachment rule: a type and its update method. */
-export type OwnedRule = ResourceRule & { updateStrategy: { method: UpdateMethod } };
+export type OwnedRule = ResourceRule & ChildPolicies & { updateStrategy: { method: UpdateMethod } };
 
 /** An owned-object rule and its type, when known. */
 export interface OwnedType {
   rule: OwnedRule;
   type: ResolvedType | undefined;
+}
+
+/** The rule of `obj`'s owned type, when render knows that type. */
+export function ruleOf(owned: readonly OwnedType[], obj: KubeObject): OwnedRule | undefined {
+  return owned.find(({ type }) => type?.apiVersion === obj.apiVersion && type.kind === obj.kind)?.rule;
 }
 
 /** A known owned type and its update method. */
@@ -117,12 +122,12 @@ export function noteNoPlan(ctx: RenderContext): void {
 }
 
 /** The plan of the owned objects loom would manage, when `--observed` was given. */
-export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[] }): Promise<PlanEntry[] | undefined> {
+export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[]; policies?: PlanPolicies }): Promise<PlanEntry[] | undefined> {
   if (!ctx.observed) return undefined;
   const methodFor = (apiVersion: string, kind: string): UpdateMethod =>
     input.types.find(({ type }) => type.apiVersion === apiVersion && type.kind === kind)?.method ?? 'OnDelete';
   const dryRuns = ctx.dryRun ? await dryRunAll(ctx.dryRun, input, ctx.applyStrategy) : undefined;
-  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns });
+  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns, policies: input.policies });
 }
 
 /**

@@ -4,11 +4,11 @@
  */
 import { groupOf, type ControllerRevision, type KubeObject } from '../../api/index.ts';
 import { childKey } from '../../apply/index.ts';
-import { childRefOf, whyNotChild, type RevisionWrite } from '../../core/index.ts';
+import { childRefOf, planPoliciesFor, whyNotChild, type RevisionWrite } from '../../core/index.ts';
 import { RetryAfterError } from '../../engine/index.ts';
 import { isAlreadyExists } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
-import { planPoliciesFor, ruleOf } from '../child-policies.ts';
+import { ruleOf } from '../child-policies.ts';
 import { setFinalizer } from '../set-finalizer.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
@@ -80,7 +80,7 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     answer: (call, signal) => answer(ctx, call, signal),
     manageChildren: ({ parent, selector, desired, claimed, stopIf }) => {
       const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing, adopt: ruleOf(ctx.children, existing)?.adopt });
-      const policies = planPoliciesFor(ctx.children, parent);
+      const policies = planPoliciesFor((obj) => ruleOf(ctx.children, obj), parent);
       return manageChildren({ ...ctx, types: ctx.children, whyNotOurs, stopIf, policies }, desired, claimed);
     },
     childRule: (child) => ruleOf(ctx.children, child),
