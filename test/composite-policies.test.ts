@@ -23,8 +23,11 @@ const MODES = [
 ] as const;
 type Mode = (typeof MODES)[number]['mode'];
 
-/** One ConfigMap per entry of the parent's `spec.children`, with the entry's annotations, data and `immutable`. */
-const CHILDREN = `{
+/**
+ * One ConfigMap per entry of the parent's `spec.children`, with the entry's annotations, data and
+ * `immutable`; a parent being deleted with `spec.hookGone` gets an error, as from a hook that went away.
+ */
+const CHILDREN = `$exists(parent.metadata.deletionTimestamp) and parent.spec.hookGone = true ? $error("the hook is gone") : {
   "children": [parent.spec.children.{
     "apiVersion": "v1", "kind": "ConfigMap",
     "metadata": { "name": $$.parent.metadata.name & "-" & name, "annotations": annotations, "labels": $$.parent.spec.selector.matchLabels },
@@ -126,9 +129,9 @@ async function expectReleased(name: string, before: KubeObject, uid: string | un
 }
 
 describe.each(MODES)('lifecycle policies with $applyStrategy', ({ mode }) => {
-  it('keeps Orphan and Retain children when their parent is deleted: loom releases them, removes its finalizer, and the parent goes', async () => {
+  it('keeps Orphan and Retain children when their parent is deleted: loom releases them, removes its finalizer, and the parent goes, with no hook needed', async () => {
     const name = `${mode}-deleted`;
-    await applyParent(name, mode, [{ name: 'plain' }, policy('orphan', 'Orphan'), policy('retain', 'Retain')]);
+    await applyParent(name, mode, [{ name: 'plain' }, policy('orphan', 'Orphan'), policy('retain', 'Retain')], { hookGone: true });
     const [plain, orphan, retain] = await allExist([`${name}-plain`, `${name}-orphan`, `${name}-retain`]);
     const parent = await synced(name);
     expect(parent.metadata.finalizers).toContain(finalizerOf(mode));

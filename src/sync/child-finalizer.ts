@@ -2,15 +2,16 @@
  * The controller's finalizer held for the children's lifecycle policies (docs/ordering-and-readiness.md,
  * "Per-child lifecycle policies"): a parent with children that need loom at its deletion (`Orphan` or
  * `Retain`, or waves and `dependsOn`, `core/child-lifecycle.ts`) gets it before the first such child is
- * written and keeps it while such children exist. At its deletion, without a finalize hook or once the
- * finalize hook has answered `finalized: true`, loom converges toward no children (releasing what must
- * survive, deleting the rest) and removes the finalizer once no claimed child needs loom; the garbage
- * collector deletes any other. A parent none of whose children need loom is synced as it always was, and
+ * written and keeps it while such children exist. At its deletion, without a finalize hook (asking no
+ * hook) or once the finalize hook has answered `finalized: true`, loom converges toward no children
+ * (releasing what must survive, deleting the rest) and removes the finalizer once no claimed child needs
+ * loom; the garbage collector deletes any other. A parent none of whose children need loom is synced as it always was, and
  * so is a parent deleted with a propagation policy of its own (`orphan`, `foreground`).
  */
-import type { CompositeHookResponse, KubeObject } from '../api/index.ts';
+import type { CompositeHookResponse, KubeObject, LabelSelector } from '../api/index.ts';
 import { afterFinalize, finalizerForChildren, GC_FINALIZERS, needsLoomAtDeletion, observedPoliciesOf, type LifecycleDecision } from '../core/index.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
+import { stopWhenStale } from './stale-writes.ts';
 
 /** What the finalizer steps of one sync know. */
 export interface ChildFinalizerContext {
@@ -18,12 +19,6 @@ export interface ChildFinalizerContext {
   lifecycle: LifecycleDecision;
   finalizer: string;
   hasFinalizeHook: boolean;
-}
-
-/** After the claim: the parent as it is now, and whether the sync tears its children down. */
-export interface AfterClaim {
-  parent: KubeObject;
-  teardown: boolean;
 }
 
 /** What the children are written toward once the hook has answered, and the parent they are written for. */
@@ -50,23 +45,48 @@ function needLoom(ctx: ChildFinalizerContext, objects: readonly KubeObject[]): b
   return objects.some((obj) => needsLoomAtDeletion(observedPoliciesOf(obj, ctx.ports.childRule?.(obj))));
 }
 
+/** Whether the sync may tear the children down: a terminating parent whose finalizer loom holds without a finalize hook. */
+const mayTearDown = (ctx: ChildFinalizerContext, parent: KubeObject): boolean => ctx.lifecycle.finalizer === 'remove' && isTerminating(parent);
+
+/** Where a teardown writes and when it stops. */
+export interface TeardownInput {
+  key: string;
+  selector: LabelSelector;
+  signal: AbortSignal;
+}
+
 /**
- * A terminating parent whose finalizer loom holds without a finalize hook: torn down while a claimed
- * child needs loom; otherwise the finalizer goes now, before the hook is called, as it always did, and
- * the garbage collector deletes the children.
+ * A terminating parent whose finalizer loom holds without a finalize hook, while a claimed child needs
+ * loom: its children are written toward none (released or deleted by their policies) without asking any
+ * hook, whose answer is not needed; a hook that went away with the app it served must not hold the
+ * parent forever. Its claim writes nothing (a parent being deleted adopts and releases nothing).
+ * Resolves the failed writes, or `undefined` when the sync goes on as usual.
  */
-export async function finalizerAfterClaim(ctx: ChildFinalizerContext, parent: KubeObject, claimed: readonly KubeObject[]): Promise<AfterClaim> {
-  if (ctx.lifecycle.finalizer !== 'remove' || !isTerminating(parent)) return { parent, teardown: false };
-  if (tearsDown(ctx, parent, claimed)) return { parent, teardown: true };
-  return { parent: await ctx.ports.setFinalizer(parent, false), teardown: false };
+export async function tearDownIfDue(ctx: ChildFinalizerContext, parent: KubeObject, input: TeardownInput): Promise<Error[] | undefined> {
+  if (!mayTearDown(ctx, parent)) return undefined;
+  const { key, selector, signal } = input;
+  const claimed = await ctx.ports.claimChildren(parent, selector);
+  if (!tearsDown(ctx, parent, claimed)) return undefined;
+  const stopIf = stopWhenStale(parent, () => ctx.ports.parent(key), signal);
+  return ctx.ports.manageChildren({ parent, selector, desired: [], claimed, stopIf });
+}
+
+/**
+ * A terminating parent whose finalizer loom holds without a finalize hook, and none of whose claimed
+ * children needs loom: the finalizer goes now, before the hook is called, as it always did, and the
+ * garbage collector deletes the children. (Should a child that needs loom have reached the cache since
+ * {@link tearDownIfDue} looked, the finalizer stays for the next sync to tear it down.)
+ */
+export async function finalizerAfterClaim(ctx: ChildFinalizerContext, parent: KubeObject, claimed: readonly KubeObject[]): Promise<KubeObject> {
+  if (!mayTearDown(ctx, parent) || tearsDown(ctx, parent, claimed)) return parent;
+  return ctx.ports.setFinalizer(parent, false);
 }
 
 /** What the sync writes after the hook's answer; adds or removes the finalizer first as the children need. */
 export async function finalizerAfterAnswer(
-  ctx: ChildFinalizerContext, input: { parent: KubeObject; claimed: readonly KubeObject[]; response: CompositeHookResponse; teardown: boolean },
+  ctx: ChildFinalizerContext, input: { parent: KubeObject; claimed: readonly KubeObject[]; response: CompositeHookResponse },
 ): Promise<ChildWritesPlan> {
   const { parent, claimed, response } = input;
-  if (input.teardown) return { parent, manage: true, desired: [] };
   if (ctx.lifecycle.hook === 'finalize') return afterFinalizeHook(ctx, input);
   if (isTerminating(parent)) return { parent, manage: ctx.lifecycle.manageChildren, desired: response.children };
   const action = finalizerForChildren({

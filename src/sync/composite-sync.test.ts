@@ -191,24 +191,30 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     expect(fakes.calls).toContain('add finalizer');
   });
 
-  it('tears down a deleted parent\'s children toward none while one needs loom, keeping the finalizer', async () => {
+  it('tears down a deleted parent\'s children toward none while one needs loom, keeping the finalizer and asking no hook', async () => {
     const desired: KubeObject[][] = [];
     const fakes = fakePorts(deleted(), { claimed: [child, orphan], answer: { children: [child] }, desired });
-    await sync(plain, fakes);
-    expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'manage children', 'status (converged)']);
+    expect(await sync(plain, fakes)).toEqual({});
+    expect(fakes.calls).toEqual(['claim', 'manage children']);
     expect(desired).toEqual([[]]);
+  });
+
+  it('fails a teardown whose writes fail, naming them', async () => {
+    const fakes = fakePorts(deleted(), { claimed: [orphan], writeFailures: [new Error('release ConfigMap ns/keep: 403 Forbidden')] });
+    await expect(sync(plain, fakes)).rejects.toThrow('release ConfigMap ns/keep: 403 Forbidden');
+    expect(fakes.calls).toEqual(['claim', 'manage children']);
   });
 
   it('removes the finalizer of a deleted parent once no claimed child needs loom, leaving the rest to the garbage collector', async () => {
     const fakes = fakePorts(deleted(), { claimed: [child] });
     await sync(plain, fakes);
-    expect(fakes.calls).toEqual(['related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
+    expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
   });
 
   it('leaves a deletion with a propagation policy of its own to the garbage collector', async () => {
     const fakes = fakePorts(deleted([FINALIZER, 'orphan']), { claimed: [orphan] });
     await sync(plain, fakes);
-    expect(fakes.calls).toEqual(['related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
+    expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
   });
 
   it('with a finalize hook that is done, tears the children that need loom down before removing the finalizer', async () => {

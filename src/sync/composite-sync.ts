@@ -13,7 +13,7 @@ import type { ReconcileResult } from '../engine/index.ts';
 import { writeFailures } from './write-failures.ts';
 import { stopWhenStale, throwIfStopped } from './stale-writes.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
-import { finalizerAfterAnswer, finalizerAfterClaim } from './child-finalizer.ts';
+import { finalizerAfterAnswer, finalizerAfterClaim, tearDownIfDue } from './child-finalizer.ts';
 
 /** The controller a sync is for: its spec and its finalizer's name. */
 export interface CompositeSyncController {
@@ -28,19 +28,21 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   const { spec } = sync.controller;
   const lifecycle = lifecycleOf(sync, cached);
   if (lifecycle.hook === 'none') return {};
-  // Related objects first: a customize hook that fails or answers garbage must leave nothing written.
-  const related = await ports.related(cached, signal);
   // The selector is checked before the finalizer is added: a parent whose selector can never work must
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   // Removing the finalizer waits for the claim: the children's lifecycle policies may still need it.
   const held = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined };
+  const torn = await tearDownIfDue(held, cached, { key, selector, signal });
+  if (torn) return tornDown(torn);
+  // Related objects first: a customize hook that fails or answers garbage must leave nothing written.
+  const related = await ports.related(cached, signal);
   const added = lifecycle.finalizer === 'add' ? await ports.setFinalizer(cached, true) : cached;
   const claimed = await ports.claimChildren(added, selector);
-  const { parent: claiming, teardown } = await finalizerAfterClaim(held, added, claimed);
+  const claiming = await finalizerAfterClaim(held, added, claimed);
   const finalizing = lifecycle.hook === 'finalize';
   const response = await ports.answer({ parent: claiming, claimed, finalizing, selector, related }, signal);
-  const { parent, manage, desired } = await finalizerAfterAnswer(held, { parent: claiming, claimed, response, teardown });
+  const { parent, manage, desired } = await finalizerAfterAnswer(held, { parent: claiming, claimed, response });
   // The writes stop once the answer is stale: the controller stops, the parent goes or its spec moves.
   const stopIf = stopWhenStale(parent, () => ports.parent(key), signal);
   const failures = manage ? await ports.manageChildren({ parent, selector, desired, claimed, stopIf }) : [];
@@ -48,6 +50,13 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   await ports.writeStatus(parent, response.status, failures.length === 0);
   if (failures.length > 0) throw writeFailures(failures, 'child');
   return response.resyncAfterSeconds > 0 ? { requeueAfterMs: response.resyncAfterSeconds * 1000 } : {};
+}
+
+/** The end of a sync that tore the children down (`child-finalizer.ts`): it writes no status. */
+function tornDown(failures: readonly Error[]): ReconcileResult {
+  throwIfStopped(failures, 'child');
+  if (failures.length > 0) throw writeFailures(failures, 'child');
+  return {};
 }
 
 /** What this sync does with the parent's finalizer, hook and children. */
