@@ -52,24 +52,29 @@ let namespace: string;
 const controllerName = (mode: Mode, variant = '') => `${LABEL}-${mode}${variant}`;
 const finalizerOf = (mode: Mode) => `metacontroller.io/compositecontroller-${controllerName(mode)}`;
 
-/** The controller of one mode: it takes the parents labelled `policy: <mode><variant>`; `-never` adopts nothing. */
-function controller(mode: Mode, variant: '' | '-never' = ''): KubeObject {
+/**
+ * The controller of one mode: it takes the parents labelled `policy: <mode><variant>`; `-never` adopts
+ * nothing, `-typed` orphans every child by its type's rule.
+ */
+function controller(mode: Mode, variant: '' | '-never' | '-typed' = ''): KubeObject {
+  const rule = { '': {}, '-never': { adopt: 'Never' }, '-typed': { deletionPolicy: 'Orphan' } }[variant];
   return {
     apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController',
     metadata: { name: controllerName(mode, variant), labels: { 'loom-test': `${LABEL}-${mode}` } },
     spec: {
-      generateSelector: variant === '',
+      generateSelector: variant !== '-never',
       parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: plural, labelSelector: { matchLabels: { policy: `${mode}${variant}` } } },
-      childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' }, ...(variant === '-never' ? { adopt: 'Never' } : {}) }],
+      childResources: [{ apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' }, ...rule }],
       hooks: { sync: { jsonata: { expression: CHILDREN } } },
     },
   };
 }
 
-/** Whether the spec parser keeps `adopt` (the policy fields are parsed by another part of issue 26). */
-const parsesAdopt = (() => {
-  const parsed = parseCompositeController(controller('ssa', '-never'));
-  return parsed.ok && parsed.value.spec.childResources[0]?.adopt === 'Never';
+/** Whether the spec parser keeps the policies of child types (they are parsed by another part of issue 26). */
+const parsesRules = (() => {
+  const never = parseCompositeController(controller('ssa', '-never'));
+  const typed = parseCompositeController(controller('ssa', '-typed'));
+  return never.ok && never.value.spec.childResources[0]?.adopt === 'Never' && typed.ok && typed.value.spec.childResources[0]?.deletionPolicy === 'Orphan';
 })();
 
 beforeAll(async () => {
@@ -79,7 +84,9 @@ beforeAll(async () => {
   for (const { mode, applyStrategy } of MODES) {
     hosts.push(await startTestLoom(`${LABEL}-${mode}`, { applyStrategy }));
     await clients.apply(controller(mode));
-    if (parsesAdopt) await clients.apply(controller(mode, '-never'));
+    if (!parsesRules) continue;
+    await clients.apply(controller(mode, '-never'));
+    await clients.apply(controller(mode, '-typed'));
   }
 });
 
@@ -201,7 +208,7 @@ describe.each(MODES)('lifecycle policies with $applyStrategy', ({ mode }) => {
     expect(kept?.data).toEqual({ v: '1' });
   });
 
-  it.skipIf(!parsesAdopt)('adopts no matching orphan with adopt: Never, and says so when a desired child\'s name is taken by one', async () => {
+  it.skipIf(!parsesRules)('adopts no matching orphan with adopt: Never, and says so when a desired child\'s name is taken by one', async () => {
     const name = `${mode}-never`;
     const labels = { app: name };
     const orphan = (suffix: string) => clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-${suffix}`, namespace, labels }, data: { by: 'test' } });
@@ -213,5 +220,14 @@ describe.each(MODES)('lifecycle policies with $applyStrategy', ({ mode }) => {
     const after = await getChild(`${name}-bystander`);
     expect(after?.metadata.uid).toBe(bystander.metadata.uid);
     expect(after?.metadata.ownerReferences ?? []).toEqual([]);
+  });
+  it.skipIf(!parsesRules)('orphans the children of a type whose rule says deletionPolicy: Orphan', async () => {
+    const name = `${mode}-typed`;
+    await applyParent(name, `${mode}-typed`, [{ name: 'kept' }]);
+    const [kept] = await allExist([`${name}-kept`]);
+    const parent = await synced(name);
+    expect(parent.metadata.finalizers).toContain(`metacontroller.io/compositecontroller-${controllerName(mode, '-typed')}`);
+    await deleteAndWaitGone(name);
+    await expectReleased(`${name}-kept`, kept!, parent.metadata.uid);
   });
 });

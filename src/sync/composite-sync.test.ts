@@ -211,6 +211,17 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
   });
 
+  it('keeps the finalizer when a child that needs loom reaches the cache between the teardown check and the claim', async () => {
+    const fakes = fakePorts(deleted(), { claimed: [] });
+    let claims = 0;
+    fakes.ports.claimChildren = () => {
+      fakes.calls.push('claim');
+      return Promise.resolve(claims++ === 0 ? [child] : [child, orphan]);
+    };
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'sync hook', 'status (converged)']);
+  });
+
   it('leaves a deletion with a propagation policy of its own to the garbage collector', async () => {
     const fakes = fakePorts(deleted([FINALIZER, 'orphan']), { claimed: [orphan] });
     await sync(plain, fakes);
