@@ -5,8 +5,9 @@
  * written and keeps it while such children exist. At its deletion, without a finalize hook (asking no
  * hook) or once the finalize hook has answered `finalized: true`, loom converges toward no children
  * (releasing what must survive, deleting the rest) and removes the finalizer once no claimed child needs
- * loom; the garbage collector deletes any other. A parent none of whose children need loom is synced as it always was, and
- * so is a parent deleted with a propagation policy of its own (`orphan`, `foreground`).
+ * loom; the garbage collector deletes any other. A parent none of whose children need loom is synced as
+ * it always was, and so is a parent deleted with a propagation policy of its own (`orphan`,
+ * `foreground`) or one that stopped matching the controller's parent selector.
  */
 import type { CompositeHookResponse, KubeObject, LabelSelector } from '../api/index.ts';
 import { afterFinalize, finalizerForChildren, GC_FINALIZERS, needsLoomAtDeletion, observedPoliciesOf, type LifecycleDecision } from '../core/index.ts';
@@ -19,6 +20,11 @@ export interface ChildFinalizerContext {
   lifecycle: LifecycleDecision;
   finalizer: string;
   hasFinalizeHook: boolean;
+  /**
+   * The parent no longer matches the controller's `parentResource.labelSelector`: the controller lets
+   * go of it, and its finalizer goes as it does under Metacontroller, whatever its children need.
+   */
+  optedOut: boolean;
 }
 
 /** What the children are written toward once the hook has answered, and the parent they are written for. */
@@ -92,7 +98,7 @@ export async function finalizerAfterAnswer(
   const action = finalizerForChildren({
     held: (parent.metadata.finalizers ?? []).includes(ctx.finalizer),
     finalizeHookNeedsIt: ctx.hasFinalizeHook,
-    childrenNeedIt: needLoom(ctx, claimed) || needLoom(ctx, response.children),
+    childrenNeedIt: !ctx.optedOut && (needLoom(ctx, claimed) || needLoom(ctx, response.children)),
   });
   const written = action === 'keep' ? parent : await ctx.ports.setFinalizer(parent, action === 'add');
   return { parent: written, manage: ctx.lifecycle.manageChildren, desired: response.children };

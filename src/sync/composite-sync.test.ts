@@ -222,6 +222,13 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'sync hook', 'status (converged)']);
   });
 
+  it('lets go of a parent that stopped matching the controller\'s parent selector, removing the finalizer whatever its children need', async () => {
+    const selective = controllerOf(withField(withField(minimalComposite, 'spec.generateSelector', true), 'spec.parentResource.labelSelector', { matchLabels: { tier: 'web' } }));
+    const fakes = fakePorts(parentNamed('w', { labels: { tier: 'db' }, finalizers: [FINALIZER] }), { claimed: [orphan], answer: { children: [orphan] } });
+    await sync(selective, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'remove finalizer', 'manage children', 'status (converged)']);
+  });
+
   it('leaves a deletion with a propagation policy of its own to the garbage collector', async () => {
     const fakes = fakePorts(deleted([FINALIZER, 'orphan']), { claimed: [orphan] });
     await sync(plain, fakes);

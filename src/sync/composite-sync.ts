@@ -7,8 +7,8 @@
  * hook never deletes a child. The child writes stop when the answer goes stale (`stale-writes.ts`);
  * such a sync writes no status and is requeued. Written against {@link CompositeSyncPorts}: the cluster's in controllers/composite/live-ports.ts.
  */
-import { matchesSelector, type CompositeController, type KubeObject } from '../api/index.ts';
-import { decideLifecycle, parentSelector, type LifecycleDecision } from '../core/index.ts';
+import { matchesSelector, type CompositeController } from '../api/index.ts';
+import { decideLifecycle, parentSelector } from '../core/index.ts';
 import type { ReconcileResult } from '../engine/index.ts';
 import { writeFailures } from './write-failures.ts';
 import { stopWhenStale, throwIfStopped } from './stale-writes.ts';
@@ -26,13 +26,15 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   const cached = ports.parent(key);
   if (!cached) return {};
   const { spec } = sync.controller;
-  const lifecycle = lifecycleOf(sync, cached);
+  const labelSelector = spec.parentResource.labelSelector;
+  const matches = labelSelector === undefined || matchesSelector(labelSelector, cached.metadata.labels);
+  const lifecycle = decideLifecycle({ parent: cached, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined, matchesParentSelector: matches });
   if (lifecycle.hook === 'none') return {};
   // The selector is checked before the finalizer is added: a parent whose selector can never work must
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   // Removing the finalizer waits for the claim: the children's lifecycle policies may still need it.
-  const held = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined };
+  const held = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined, optedOut: !matches };
   const torn = await tearDownIfDue(held, cached, { key, selector, signal });
   if (torn) return tornDown(torn);
   // Related objects first: a customize hook that fails or answers garbage must leave nothing written.
@@ -57,14 +59,4 @@ function tornDown(failures: readonly Error[]): ReconcileResult {
   throwIfStopped(failures, 'child');
   if (failures.length > 0) throw writeFailures(failures, 'child');
   return {};
-}
-
-/** What this sync does with the parent's finalizer, hook and children. */
-function lifecycleOf(sync: CompositeSyncController, parent: KubeObject): LifecycleDecision {
-  const { spec } = sync.controller;
-  const labelSelector = spec.parentResource.labelSelector;
-  return decideLifecycle({
-    parent, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined,
-    matchesParentSelector: labelSelector === undefined || matchesSelector(labelSelector, parent.metadata.labels),
-  });
 }
