@@ -11,6 +11,7 @@ import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doome
 import { planStopper, PlanStoppedError } from './plan-stopped.ts';
 import { childKey, type AppliedRecords } from './applied-records.ts';
 import { checkValidAsNew, unchangedByDryRun } from './recreate-checks.ts';
+import { recreateIfImmutable, releaseChild } from './policy-writes.ts';
 
 /** What one decision came to. */
 export interface ChildOutcome {
@@ -155,9 +156,10 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
       return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
     case 'create':
       return create(options, decision);
+    case 'release':
+      return releaseChild(options, decision);
     case 'update':
-      await update(options, decision);
-      return true;
+      return update(options, decision).then(() => true, (err: unknown) => recreateIfImmutable(options, decision, err));
     case 'recreate':
       return recreate(options, decision);
   }

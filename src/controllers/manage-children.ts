@@ -8,7 +8,7 @@ import { objectKey, type ChildPolicies, type KubeObject, type UpdateMethod } fro
 import { childKey, executePlan, type AppliedRecords, type ChildOutcome } from '../apply/index.ts';
 import {
   childOrderOf, childRefOf, fingerprintOf, orderKeyOf, planChildrenInSlices, removalOrderOf,
-  type ChildDecision, type ChildOrder, type ChildRef, type ChildrenReport,
+  type ChildDecision, type ChildOrder, type ChildRef, type ChildrenReport, type PlanPolicies,
 } from '../core/index.ts';
 import { boundedJoin } from '../api/index.ts';
 import { errorChain } from '../engine/index.ts';
@@ -48,6 +48,8 @@ export interface ChildManager {
   reportReadiness?: boolean | undefined;
   /** Ends readiness judging early (expressions) when the controller stops. */
   signal?: AbortSignal | undefined;
+  /** The children's lifecycle policies (`child-policies.ts`); absent: unwanted objects are deleted, immutable changes fail. */
+  policies?: PlanPolicies | undefined;
 }
 
 /**
@@ -114,6 +116,7 @@ async function planFor(manager: ChildManager, allDesired: KubeObject[], observed
   const methodFor = (apiVersion: string, kind: string) => typeOf(manager, apiVersion, kind)?.rule.updateStrategy.method ?? 'OnDelete';
   return inTurns(planChildrenInSlices({
     desired, observed, methodFor, applyStrategy, fieldManager, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
+    policies: manager.policies,
   }, SLICE_CHILDREN));
 }
 
@@ -129,16 +132,20 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   }
   const decisions = await planFor(manager, allDesired, observed);
   const options = executeOptions(manager, observed);
-  const removals = removalOrderOf(orderInput(manager, unwanted(ordering.order, observed)));
+  const removals = removalOrderOf(orderInput(manager, deleted(decisions, observed)));
   if (!ordering.order.ordered && !removals.ordered && !manager.reportReadiness) {
     return { failures: tally(manager, await executePlan({ ...options, decisions, writer: manager.host.writer })) };
   }
   return inOrder(manager, { order: ordering.order, removals, decisions, observed, options });
 }
 
-/** The observed children that are not desired: they go, in reverse order. */
-function unwanted(order: ChildOrder, observed: readonly KubeObject[]): KubeObject[] {
-  return observed.filter((obj) => !order.children.has(orderKeyOf(childRefOf(obj))));
+/**
+ * The observed children this sync deletes: they go in reverse order. A child released or retained by
+ * its deletion policy stays, so it holds back no deletion; its write (if any) takes the first round.
+ */
+function deleted(decisions: readonly ChildDecision[], observed: readonly KubeObject[]): KubeObject[] {
+  const deletes = new Set(decisions.filter((d) => d.action === 'delete').map((d) => orderKeyOf(d.child)));
+  return observed.filter((obj) => deletes.has(orderKeyOf(childRefOf(obj))));
 }
 
 /** A planned sync whose writes go in order. */

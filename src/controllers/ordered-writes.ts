@@ -100,11 +100,14 @@ export async function writeInOrder(input: OrderedWritesInput): Promise<OrderedWr
   const progress = new Progress(input);
   await progress.start();
   const outcomes: ChildOutcome[] = [];
+  // Writes in neither order (a release by deletion policy) take the first round.
+  let unordered = [...progress.due.keys()].filter((key) => !input.order.children.has(key) && !input.removals.children.has(key));
   for (;;) {
     const writes = nextWrites(input.order, progress.of);
     // A delete made in this sync is seen through by the next one: every going child still exists here.
     const removals = nextRemovals(input.removals, { pending: (key) => progress.due.has(key), exists: () => true });
-    const now = new Set([...removals.runnable, ...writes.runnable]);
+    const now = new Set([...unordered, ...removals.runnable, ...writes.runnable]);
+    unordered = [];
     const round = input.decisions.filter((d) => isDue(d) && now.has(orderKeyOf(d.child)));
     if (round.length === 0) return { outcomes, held: [...removals.held, ...writes.held], children: progress.children() };
     for (const key of now) progress.due.delete(key);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
 import { fingerprintOf, type AppliedRecord } from './applied-fingerprint.ts';
-import { planChildren, type ApplyStrategy, type ChildDecision, type PlanChildrenInput, type UpdateMethod } from './child-plan.ts';
+import { childRefOf, planChildren, type ApplyStrategy, type ChildDecision, type PlanChildrenInput, type UpdateMethod } from './child-plan.ts';
 import { LAST_APPLIED_PATH } from './ownership-takeover.ts';
 import { LAST_APPLIED_ANNOTATION, withLastApplied } from './three-way-merge.ts';
 
@@ -262,5 +262,43 @@ describe('planChildren: order and identity', () => {
 
   it('plans nothing for nothing', () => {
     expect(planChildren({ desired: [], observed: [], methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply', fieldManager: 'loom' })).toEqual([]);
+  });
+});
+
+describe('planChildren with lifecycle policies', () => {
+  const parentRef = ownerReferences[0]!;
+  const owned = (name: string, annotations: Record<string, string> = {}, extra: Partial<KubeObject['metadata']> = {}): KubeObject =>
+    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', uid: `uid-${name}`, resourceVersion: '4', ownerReferences, annotations, ...extra }, data: { v: '1' } });
+  const byAnnotation = (obj: KubeObject) => ({ Orphan: 'release', Retain: 'keep' } as const)[obj.metadata.annotations?.['loom.dev/deletion-policy'] as 'Orphan' | 'Retain'] ?? 'delete';
+  const policies = { parentUid: parentRef.uid, removalOf: byAnnotation, recreatesOnImmutable: (d: KubeObject) => d.metadata.name === 'recreated' };
+
+  it('deletes, releases or keeps an unwanted child as its policy says, and leaves a terminating one alone', () => {
+    const gone = owned('gone');
+    const orphaned = owned('orphaned', { 'loom.dev/deletion-policy': 'Orphan' });
+    const retained = owned('retained', { 'loom.dev/deletion-policy': 'Retain' });
+    const terminating = owned('terminating', { 'loom.dev/deletion-policy': 'Orphan' }, { deletionTimestamp: '2026-01-01T00:00:00Z' });
+    const decisions = planChildren({
+      desired: [], observed: deepFreeze([gone, orphaned, retained, terminating]), methodFor: () => 'InPlace', applyStrategy: 'server-side-apply', fieldManager: 'loom', policies,
+    });
+    expect(decisions.map((d) => [d.child.name, d.action, 'reason' in d ? d.reason : undefined])).toEqual([
+      ['gone', 'delete', undefined], ['orphaned', 'release', undefined], ['retained', 'skip', 'retain'], ['terminating', 'skip', 'terminating'],
+    ]);
+    const release = decisions[1] as Extract<ChildDecision, { action: 'release' }>;
+    expect(release.object.metadata).toMatchObject({ ownerReferences: [], resourceVersion: '4', annotations: { 'loom.dev/released-from': parentRef.uid } });
+  });
+
+  it('deletes every unwanted child without policies, as Metacontroller does', () => {
+    const orphaned = owned('orphaned', { 'loom.dev/deletion-policy': 'Orphan' });
+    const [decision] = planChildren({ desired: [], observed: [orphaned], methodFor: () => 'InPlace', applyStrategy: 'dynamic-apply', fieldManager: 'loom' });
+    expect(decision).toEqual({ action: 'delete', child: childRefOf(orphaned), uid: 'uid-orphaned' });
+  });
+
+  it.each<ApplyStrategy>(['server-side-apply', 'dynamic-apply'])('marks an in-place update of a Recreate child to recreate it on an immutable-field refusal (%s)', (applyStrategy) => {
+    const observed = [owned('recreated'), owned('plain')];
+    const desired: KubeObject[] = observed.map((o) => ({ ...o, metadata: { name: o.metadata.name ?? '', namespace: 'ns', ownerReferences }, data: { v: '2' } }));
+    const decisions = planChildren({ desired, observed, methodFor: () => 'InPlace', applyStrategy, fieldManager: 'loom', policies });
+    expect(decisions.map((d) => d.action)).toEqual(['update', 'update']);
+    expect(decisions[0]).toMatchObject({ recreateIfImmutable: { uid: 'uid-recreated', desired: desired[0] } });
+    expect(decisions[1]).not.toHaveProperty('recreateIfImmutable');
   });
 });

@@ -18,6 +18,8 @@ import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerp
 import { compareStrings } from '../api/json-value.ts';
 import { ownershipTakeover, type JsonPatchOperation } from './ownership-takeover.ts';
 import { dynamicApplyMerge, jsonEqual, withLastApplied, withoutLastApplied } from './three-way-merge.ts';
+import type { RemovalAction } from './child-lifecycle.ts';
+import { policyReleasedChild } from './policy-release.ts';
 
 /** `updateStrategy.method` of a child rule; `OnDelete` when the rule sets none. */
 export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';
@@ -56,12 +58,34 @@ export interface DeleteDecision {
   uid: string | undefined;
 }
 
+/**
+ * Release an observed child nobody wants any more, by its `deletionPolicy` (`child-lifecycle.ts`): PUT
+ * `object`, the child without the parent's owner reference and marked released (`policy-release.ts`);
+ * it carries observed's resourceVersion.
+ */
+export interface ReleaseDecision {
+  action: 'release';
+  child: ChildRef;
+  object: KubeObject;
+}
+
+/**
+ * With `onImmutableChange: Recreate`: when the API server refuses the update for an immutable field,
+ * the child of this UID is deleted (UID precondition) and a later sync creates it anew.
+ */
+export interface RecreateOnImmutable {
+  uid: string | undefined;
+  /** The desired child, which must pass a dry-run create before the old one is deleted. */
+  desired: KubeObject;
+}
+
 /** Dynamic-apply update: PUT the merged object (it carries observed's resourceVersion). */
 export interface MergedUpdateDecision {
   action: 'update';
   strategy: 'dynamic-apply';
   child: ChildRef;
   object: KubeObject;
+  recreateIfImmutable?: RecreateOnImmutable | undefined;
   /**
    * True when the merge changes nothing but the last-applied annotation: the child holds what desired
    * asks, and only lacks the record (server-side apply wrote it, Metacontroller's or loom's).
@@ -77,6 +101,7 @@ export interface ApplyUpdateDecision {
   object: KubeObject;
   /** The hash to record with the applied object. */
   fingerprint: string;
+  recreateIfImmutable?: RecreateOnImmutable | undefined;
   /**
    * A JSON patch to run first when another writer's entries (Metacontroller's, or loom's own dynamic
    * apply's) still own fields of the child, or it still carries the last-applied annotation: see
@@ -114,18 +139,20 @@ export interface UnchangedDecision {
 
 /**
  * Leave the child alone: it is being deleted (`terminating`), or it differs but its method is
- * `OnDelete`, which never touches existing children (`on-delete`).
+ * `OnDelete`, which never touches existing children (`on-delete`), or it is not desired any more and
+ * its `deletionPolicy` is `Retain` (`retain`).
  */
 export interface SkipDecision {
   action: 'skip';
   child: ChildRef;
-  reason: 'terminating' | 'on-delete';
+  reason: 'terminating' | 'on-delete' | 'retain';
 }
 
 /** What to do about one child. */
 export type ChildDecision =
   | CreateDecision
   | DeleteDecision
+  | ReleaseDecision
   | MergedUpdateDecision
   | ApplyUpdateDecision
   | RecreateDecision
@@ -145,6 +172,18 @@ export interface PlanChildrenInput {
   lastApplied?: (observed: KubeObject) => AppliedRecord | undefined;
   /** Server-side-apply only: loom's field manager, whose `Apply` entry takes over other writers' fields. */
   fieldManager: string;
+  /** The children's lifecycle policies; without them every unwanted child is deleted and an immutable change fails. */
+  policies?: PlanPolicies | undefined;
+}
+
+/** What the lifecycle policies of the parent's children ask of a plan (`child-lifecycle.ts`). */
+export interface PlanPolicies {
+  /** The UID of the parent, whose owner references a release removes. */
+  parentUid: string;
+  /** What becomes of observed child `observed` when it is not desired. */
+  removalOf: (observed: KubeObject) => RemovalAction;
+  /** Whether an update of `desired` refused for an immutable field recreates it. */
+  recreatesOnImmutable: (desired: KubeObject) => boolean;
 }
 
 /** The identity of `obj`. */
@@ -176,11 +215,21 @@ function isTerminating(obj: KubeObject): boolean {
   return Boolean(obj.metadata.deletionTimestamp);
 }
 
-/** An observed child that is not desired: deleted, unless it is already going. */
-function removalOf(observed: KubeObject): DeleteDecision | SkipDecision {
+/** An observed child that is not desired: deleted (or released or kept, by its policy), unless it is already going. */
+function removalOf(observed: KubeObject, policies: PlanPolicies | undefined): DeleteDecision | ReleaseDecision | SkipDecision {
   const child = childRefOf(observed);
   if (isTerminating(observed)) return { action: 'skip', child, reason: 'terminating' };
-  return { action: 'delete', child, uid: observed.metadata.uid };
+  const removal = policies?.removalOf(observed) ?? 'delete';
+  if (removal === 'keep') return { action: 'skip', child, reason: 'retain' };
+  if (removal === 'delete') return { action: 'delete', child, uid: observed.metadata.uid };
+  const object = policyReleasedChild(observed, policies!.parentUid);
+  return object ? { action: 'release', child, object } : { action: 'skip', child, reason: 'retain' };
+}
+
+/** An in-place update, marked to recreate the child on an immutable-field refusal when its policy says so. */
+function inPlace(observed: KubeObject, desired: KubeObject, update: MergedUpdateDecision | ApplyUpdateDecision, input: PlanChildrenInput): ChildDecision {
+  if (!input.policies?.recreatesOnImmutable(desired)) return update;
+  return { ...update, recreateIfImmutable: { uid: observed.metadata.uid, desired } };
 }
 
 function createOf(desired: KubeObject, strategy: ApplyStrategy): CreateDecision {
@@ -239,7 +288,7 @@ function revisionOf(observed: KubeObject, desired: KubeObject, input: PlanChildr
   if (isTerminating(observed)) return { action: 'skip', child, reason: 'terminating' };
   switch (BASE_METHOD[input.methodFor(desired.apiVersion, desired.kind)]) {
     case 'InPlace':
-      return update;
+      return inPlace(observed, desired, update, input);
     case 'Recreate':
       return recreateOf(observed, desired, update);
     default:
@@ -266,7 +315,7 @@ export function* planChildrenInSlices(input: PlanChildrenInput, size: number): G
   const observed = byIdentity(input.observed);
   const decisions: ChildDecision[] = [...observed]
     .filter(([id]) => !desired.has(id))
-    .map(([, obj]) => removalOf(obj))
+    .map(([, obj]) => removalOf(obj, input.policies))
     .sort((a, b) => compareRefs(a.child, b.child));
   let inSlice = 0;
   for (const [id, want] of desired) {

@@ -161,6 +161,23 @@ describe('claimChildren', () => {
     expect(result.adopt).toEqual([candidates[1]]);
   });
 
+  it('adopts no orphan with adopt: Never, and keeps what it already owns', () => {
+    const orphan = child('orphan', { matches: true });
+    const ours = child('ours', { matches: true });
+    const stray = child('ours', { matches: false });
+    const result = claimChildren({ parent: parent(), selector, candidates: [orphan, ours, stray], adopt: 'Never' });
+    expect(result).toEqual({ claimed: [ours], adopt: [], release: [stray], ignored: [orphan] });
+    expect(claimChildren({ parent: parent(), selector, candidates: [orphan], adopt: 'IfExists' }).adopt).toEqual([orphan]);
+  });
+
+  it('never adopts again an orphan this parent released by its deletion policy, but another parent may', () => {
+    const released = child('orphan', { matches: true });
+    released.metadata.annotations = { 'loom.dev/released-from': UID };
+    expect(claimChildren({ parent: parent(), selector, candidates: [released] }).ignored).toEqual([released]);
+    released.metadata.annotations = { 'loom.dev/released-from': 'uid-another-parent' };
+    expect(claimChildren({ parent: parent(), selector, candidates: [released] }).adopt).toEqual([released]);
+  });
+
   it('sorts a mixed list, keeping candidate order within each verdict', () => {
     const a = child('ours', { matches: true });
     const b = child('orphan', { matches: true });

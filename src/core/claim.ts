@@ -8,6 +8,8 @@ import { isRecord } from '../api/json-value.ts';
 import { CONTROLLER_UID_LABEL } from '../api/well-known.ts';
 import { matchesSelector, type LabelSelector, type SelectorRequirement } from '../api/label-selector.ts';
 import { controllerRefOf, objectKey, type KubeObject, type OwnerReference } from '../api/object.ts';
+import type { AdoptPolicy } from '../api/controller-spec.ts';
+import { isReleasedFrom } from './policy-release.ts';
 
 /** The label Metacontroller injects into children with `generateSelector` (value: the parent's UID). */
 export { CONTROLLER_UID_LABEL };
@@ -135,6 +137,16 @@ interface ClaimContext {
   selector: LabelSelector;
   parentDeleting: boolean;
   parentNamespace: string | undefined;
+  adopt: AdoptPolicy;
+}
+
+/**
+ * Whether an orphan that matches the selector may be adopted: not while it or the parent is being
+ * deleted, not with `adopt: Never`, and never one this parent released by its deletion policy.
+ */
+function mayAdopt(child: KubeObject, ctx: ClaimContext): boolean {
+  if (ctx.parentDeleting || child.metadata.deletionTimestamp || ctx.adopt === 'Never') return false;
+  return !isReleasedFrom(child, ctx.uid);
 }
 
 function verdictFor(child: KubeObject, ctx: ClaimContext): Verdict {
@@ -148,28 +160,30 @@ function verdictFor(child: KubeObject, ctx: ClaimContext): Verdict {
     if (matches) return 'claimed';
     return ctx.parentDeleting ? 'ignored' : 'release';
   }
-  if (!matches || ctx.parentDeleting || child.metadata.deletionTimestamp) return 'ignored';
-  return 'adopt';
+  return matches && mayAdopt(child, ctx) ? 'adopt' : 'ignored';
 }
 
 /**
  * Sorts `candidates` (the cached objects of one child type that the parent controls or that have no
  * controller) by the Kubernetes ControllerRef rules, as `ClaimObject` in kube-controller-manager does.
  * An owned child that stops matching while the parent is being deleted is left alone (ignored, not
- * claimed, not released). Before adopting, the caller must confirm with an uncached read that the parent
- * still has the same UID and no deletionTimestamp.
+ * claimed, not released). Orphans are not adopted with `adopt: Never` (default `IfExists`), nor when this
+ * parent released them by their deletion policy (`policy-release.ts`). Before adopting, the caller must
+ * confirm with an uncached read that the parent still has the same UID and no deletionTimestamp.
  */
 export function claimChildren(options: {
   parent: KubeObject;
   selector: LabelSelector;
   candidates: readonly KubeObject[];
+  adopt?: AdoptPolicy | undefined;
 }): ClaimResult {
-  const { parent, selector, candidates } = options;
+  const { parent, selector, candidates, adopt = 'IfExists' } = options;
   const ctx: ClaimContext = {
     uid: parentUid(parent),
     selector,
     parentDeleting: Boolean(parent.metadata.deletionTimestamp),
     parentNamespace: parent.metadata.namespace,
+    adopt,
   };
   const result: ClaimResult = { claimed: [], adopt: [], release: [], ignored: [] };
   for (const child of candidates) result[verdictFor(child, ctx)].push(child);

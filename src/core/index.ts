@@ -13,11 +13,16 @@ export { desiredStatus, isBuiltInGroup, statusChanged, type JsonObject } from '.
 export { LAST_APPLIED_ANNOTATION, threeWayMerge, jsonEqual, lastAppliedOf, withLastApplied, dynamicApplyMerge, type DynamicApplyResult } from './three-way-merge.ts';
 export { fingerprintOf, isUpToDate, appliedRecordOf, type AppliedRecord } from './applied-fingerprint.ts';
 export {
-  planChildren, planChildrenInSlices, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type UpdateMethod, type ApplyStrategy,
+  planChildren, planChildrenInSlices, childRefOf, type ChildDecision, type ChildRef, type PlanChildrenInput, type PlanPolicies, type UpdateMethod, type ApplyStrategy,
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
 export { runToEnd } from './run-to-end.ts';
 export { whyNotChild, whyNotAttachment } from './taken-name.ts';
+export {
+  observedPoliciesOf, removalActionOf, needsLoomAtDeletion, recreatesOnImmutableChange, finalizerForChildren, planPoliciesFor,
+  type RemovalAction, type ChildFinalizerInput,
+} from './child-lifecycle.ts';
+export { RELEASED_FROM_ANNOTATION, isReleasedFrom, policyReleasedChild } from './policy-release.ts';
 export { relatedSelection, selects, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';
 export { createRelatedIndex, type RelatedIndex } from './related-index.ts';
 export { decorates, isAttachmentOf, attachmentAnnotations, planTargetWrites, type TargetChanges, type TargetWriteOptions, type TargetWrites } from './decorator.ts';

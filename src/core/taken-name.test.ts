@@ -46,6 +46,13 @@ describe('whyNotChild', () => {
     expect(whyNotChild({ parent: parent(deleting), selector, existing: obj })).toBe(expected);
   });
 
+  it('says why a matching orphan is not adopted: released by this parent, or adopt: Never', () => {
+    const released = existing({ annotations: { 'loom.dev/released-from': UID } });
+    expect(whyNotChild({ parent: parent(), selector, existing: released })).toBe('was released by this parent (its deletionPolicy), which never adopts it again');
+    expect(whyNotChild({ parent: parent(), selector, existing: existing(), adopt: 'Never' })).toBe('has no controller, and its child type says adopt: Never');
+    expect(whyNotChild({ parent: parent(), selector, existing: existing(), adopt: 'IfExists' })).toBeUndefined();
+  });
+
   it('prints the whole selector', () => {
     const wide: LabelSelector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] };
     expect(whyNotChild({ parent: parent(), selector: wide, existing: existing() }))

@@ -9,7 +9,9 @@
  */
 import { formatSelector, matchesSelector, type LabelSelector } from '../api/label-selector.ts';
 import { controllerRefOf, type KubeObject } from '../api/object.ts';
+import type { AdoptPolicy } from '../api/controller-spec.ts';
 import { claimChildren } from './claim.ts';
+import { isReleasedFrom } from './policy-release.ts';
 import { isAttachmentOf } from './decorator.ts';
 
 /**
@@ -18,15 +20,22 @@ import { isAttachmentOf } from './decorator.ts';
  * controller reference carries the parent's UID) or an orphan the parent adopts by the claim rules of
  * `claimChildren`: the next sync then takes it in.
  */
-export function whyNotChild(options: { parent: KubeObject; selector: LabelSelector; existing: KubeObject }): string | undefined {
-  const { parent, selector, existing } = options;
+export function whyNotChild(options: { parent: KubeObject; selector: LabelSelector; existing: KubeObject; adopt?: AdoptPolicy | undefined }): string | undefined {
+  const { parent, selector, existing, adopt } = options;
   const controller = controllerRefOf(existing);
   if (controller && controller.uid === parent.metadata.uid) return undefined;
-  if (claimChildren({ parent, selector, candidates: [existing] }).adopt.length > 0) return undefined;
+  if (claimChildren({ parent, selector, candidates: [existing], adopt }).adopt.length > 0) return undefined;
   if (controller) return `is not controlled by this parent (controller: ${controller.kind} ${controller.name})`;
   if (!matchesSelector(selector, existing.metadata.labels)) return `has no controller and does not match the selector ${formatSelector(selector)}`;
+  return whyNotAdopted(parent, existing, adopt);
+}
+
+/** Why a matching object without a controller is not adopted. */
+function whyNotAdopted(parent: KubeObject, existing: KubeObject, adopt: AdoptPolicy | undefined): string {
   if (existing.metadata.deletionTimestamp) return 'has no controller and is being deleted';
   if (parent.metadata.deletionTimestamp) return 'has no controller, and a parent being deleted adopts nothing';
+  if (isReleasedFrom(existing, parent.metadata.uid)) return 'was released by this parent (its deletionPolicy), which never adopts it again';
+  if (adopt === 'Never') return 'has no controller, and its child type says adopt: Never';
   return 'is outside the parent\'s namespace';
 }
 

@@ -17,11 +17,11 @@ import { rollingAnswer } from '../sync/rollout.ts';
 import { syncParent } from '../sync/composite-sync.ts';
 import type { CompositeSyncPorts } from '../sync/composite-ports.ts';
 import {
-  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, usesRollingUpdates, type RevisionWrite,
+  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, planPoliciesFor, usesRollingUpdates, type RevisionWrite,
 } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
-  asLoomWouldHaveIt, judgedTypes, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
+  asLoomWouldHaveIt, judgedTypes, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, ruleOf, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
 import { renderHolds } from './render-holds.ts';
@@ -176,17 +176,15 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       if (call.finalizing) recorded.finalized = response.finalized;
       return response;
     },
-    manageChildren: async ({ desired }) => {
+    manageChildren: async ({ parent: owner, desired }) => {
       const observed = recorded.claims?.observed ?? [];
       const declared = (recorded.types ?? []).map(({ type }) => type);
-      const ruleOf = (child: KubeObject) => controller.spec.childResources.find((rule) => {
-        const type = ctx.catalog.resolve(rule);
-        return type?.apiVersion === child.apiVersion && type.kind === child.kind;
-      });
-      recorded.held = renderHolds({ desired, observed, declared, ruleOf });
-      recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [] });
+      recorded.held = renderHolds({ desired, observed, declared, ruleOf: (child: KubeObject) => ruleOf(owned, child) });
+      const policies = planPoliciesFor((obj) => ruleOf(owned, obj), owner);
+      recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [], policies });
       return { failures: [] };
     },
+    childRule: (child) => ruleOf(owned, child),
     writeStatus: (obj, hookStatus) => {
       recorded.status = statusOf(ctx, obj, hookStatus);
       return Promise.resolve();

@@ -2,8 +2,8 @@
  * What one `loom render` works with, and what the offline ports of both controller kinds share: the
  * customize step over `--related`, child types resolved offline, and the plan of the owned objects.
  */
-import type { Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
-import type { ApplyStrategy } from '../core/index.ts';
+import type { ChildPolicies, Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
+import type { ApplyStrategy, PlanPolicies } from '../core/index.ts';
 import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { childRefOf } from '../core/index.ts';
@@ -76,7 +76,7 @@ export async function relatedFor(ctx: RenderContext, hook: Hook | undefined, par
 }
 
 /** A child-resource or attachment rule: a type and its update method. */
-export type OwnedRule = ResourceRule & { updateStrategy: { method: UpdateMethod } };
+export type OwnedRule = ResourceRule & ChildPolicies & { updateStrategy: { method: UpdateMethod } };
 
 /** An owned-object rule and its type, when known. */
 export interface OwnedType {
@@ -91,6 +91,11 @@ export function judgedTypes(ctx: RenderContext, owned: readonly OwnedType[], fie
     const readyWhen = 'readyWhen' in rule && typeof rule.readyWhen === 'string' ? rule.readyWhen : undefined;
     return [{ apiVersion: type.apiVersion, kind: type.kind, readyWhen, field: `${ctx.loaded.where}${field}[${i}].readyWhen` }];
   });
+}
+
+/** The rule of `obj`'s owned type, when render knows that type. */
+export function ruleOf(owned: readonly OwnedType[], obj: KubeObject): OwnedRule | undefined {
+  return owned.find(({ type }) => type?.apiVersion === obj.apiVersion && type.kind === obj.kind)?.rule;
 }
 
 /** A known owned type and its update method. */
@@ -127,12 +132,12 @@ export function noteNoPlan(ctx: RenderContext): void {
 }
 
 /** The plan of the owned objects loom would manage, when `--observed` was given. */
-export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[] }): Promise<PlanEntry[] | undefined> {
+export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[]; policies?: PlanPolicies }): Promise<PlanEntry[] | undefined> {
   if (!ctx.observed) return undefined;
   const methodFor = (apiVersion: string, kind: string): UpdateMethod =>
     input.types.find(({ type }) => type.apiVersion === apiVersion && type.kind === kind)?.method ?? 'OnDelete';
   const dryRuns = ctx.dryRun ? await dryRunAll(ctx.dryRun, input, ctx.applyStrategy) : undefined;
-  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns });
+  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns, policies: input.policies });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/index.ts';
-import type { UpdateMethod } from '../core/index.ts';
+import { planPoliciesFor, type UpdateMethod } from '../core/index.ts';
 import { renderPlan } from './render-plan.ts';
 
 function configMap(name: string, data: Record<string, string>, metadata: Partial<KubeObject['metadata']> = {}): KubeObject {
@@ -32,5 +32,17 @@ describe('renderPlan', () => {
       desired: [configMap('z', {}), configMap('m', {})], observed: [configMap('c', {}), configMap('b', {})], methodFor: method('OnDelete'), applyStrategy: 'server-side-apply',
     });
     expect(plan.map((e) => `${e.child}: ${e.action}`)).toEqual(['ConfigMap ns/b: delete', 'ConfigMap ns/c: delete', 'ConfigMap ns/z: create', 'ConfigMap ns/m: create']);
+  });
+
+  it('shows what the lifecycle policies make of children that drop out: released, left alone, deleted', () => {
+    const parent: KubeObject = { apiVersion: 'x/v1', kind: 'App', metadata: { name: 'app', namespace: 'ns', uid: 'uid-app' } };
+    const ownerReferences = [{ apiVersion: 'x/v1', kind: 'App', name: 'app', uid: 'uid-app', controller: true }];
+    const observed = [
+      configMap('a', {}, { ownerReferences, annotations: { 'loom.dev/deletion-policy': 'Orphan' } }),
+      configMap('b', {}, { ownerReferences, annotations: { 'loom.dev/deletion-policy': 'Retain' } }),
+      configMap('c', {}, { ownerReferences }),
+    ];
+    const plan = renderPlan({ desired: [], observed, methodFor: method('InPlace'), applyStrategy: 'server-side-apply', policies: planPoliciesFor(() => undefined, parent) });
+    expect(plan.map((e) => `${e.child}: ${e.action}`)).toEqual(['ConfigMap ns/a: release', 'ConfigMap ns/b: left alone (retain)', 'ConfigMap ns/c: delete']);
   });
 });

@@ -16,7 +16,7 @@
 import { jsonEqual, LAST_APPLIED_ANNOTATION, objectKey, type Json, type KubeObject } from '../api/index.ts';
 import {
   childRefOf, dynamicApplyMerge, fingerprintOf, planChildren, threeWayMerge,
-  type AppliedRecord, type ApplyStrategy, type ChildDecision, type ChildRef, type UpdateMethod,
+  type AppliedRecord, type ApplyStrategy, type ChildDecision, type ChildRef, type PlanPolicies, type UpdateMethod,
 } from '../core/index.ts';
 import { diffPaths } from './render-diff.ts';
 
@@ -27,7 +27,7 @@ const RENDER_FIELD_MANAGER = 'loom';
 export interface PlanEntry {
   /** `ConfigMap default/web`. */
   child: string;
-  /** `create`, `delete`, `unchanged`, `update (InPlace)`, `recreate (Recreate)`, `left alone (OnDelete)`, `left alone (terminating)`. */
+  /** `create`, `delete`, `release`, `unchanged`, `update (InPlace)`, `recreate (Recreate)`, `left alone (OnDelete)`, `left alone (terminating)`, `left alone (retain)`. */
   action: string;
   /** What would change, for updates, recreates and children left alone by OnDelete. */
   diff?: string[];
@@ -56,6 +56,8 @@ export interface RenderPlanInput {
   applyStrategy: ApplyStrategy;
   /** Server-side dry runs of the applies (server-side apply only); absent: judged offline. */
   dryRuns?: DryRuns | undefined;
+  /** The children's lifecycle policies, as loom's plan follows them. */
+  policies?: PlanPolicies | undefined;
 }
 
 /** The identity of a child in a plan: apiVersion, kind, namespace and name. */
@@ -106,7 +108,7 @@ function actionOf(decision: ChildDecision, method: UpdateMethod): string {
     case 'recreate':
       return `recreate (${method})`;
     case 'skip':
-      return `left alone (${decision.reason === 'terminating' ? 'terminating' : method})`;
+      return `left alone (${decision.reason === 'on-delete' ? method : decision.reason})`;
     default:
       return decision.action;
   }
@@ -125,7 +127,7 @@ export function renderPlan(input: RenderPlanInput): PlanEntry[] {
     return unchanged ? vouchFor(have, want) : undefined;
   };
   const decisions = planChildren({
-    desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy, fieldManager: RENDER_FIELD_MANAGER,
+    desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy, fieldManager: RENDER_FIELD_MANAGER, policies: input.policies,
     ...(applyStrategy === 'server-side-apply' ? { lastApplied } : {}),
   });
   return decisions.map((decision) => {

@@ -5,7 +5,7 @@
  * read-only lists (offline/render-composite.ts). The order of the steps and every decision between
  * them stay in one place, `syncParent`.
  */
-import type { CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
+import type { ChildPolicies, CompositeHookResponse, Json, KubeObject, LabelSelector, TypedObjects } from '../api/index.ts';
 import type { ChildrenReport } from '../core/index.ts';
 
 /** One question to the hook. */
@@ -71,6 +71,11 @@ export interface CompositeSyncPorts {
    * reason, and the report of holds and readiness.
    */
   manageChildren(writes: ChildWrites): Promise<ChildWritesResult>;
+  /**
+   * The lifecycle policies of `child`'s type (its `childResources[]` entry), which its annotations
+   * override; absent: the annotations alone decide.
+   */
+  childRule?(child: KubeObject): ChildPolicies | undefined;
   /**
    * Writes the parent's status from the hook's; `observedGeneration` moves only when `childrenWritten`;
    * the Ready condition is added from the report when there is one and the controller wants it.

@@ -36,7 +36,7 @@ interface Fakes {
 }
 
 /** Ports over one cached parent that record each call; `fail` makes one step throw, `answer` is the hook's. */
-function fakePorts(parent: KubeObject | undefined, options: { fail?: string; answer?: Partial<CompositeHookResponse>; writeFailures?: Error[]; stopIfs?: (() => string | undefined)[] } = {}): Fakes {
+function fakePorts(parent: KubeObject | undefined, options: { fail?: string; answer?: Partial<CompositeHookResponse>; writeFailures?: Error[]; stopIfs?: (() => string | undefined)[]; claimed?: KubeObject[]; desired?: KubeObject[][] } = {}): Fakes {
   const calls: string[] = [];
   const hookCalls: ParentCall[] = [];
   const step = <T>(name: string, result: T): Promise<T> => {
@@ -50,13 +50,14 @@ function fakePorts(parent: KubeObject | undefined, options: { fail?: string; ans
       const others = (obj.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
       return step(present ? 'add finalizer' : 'remove finalizer', { ...obj, metadata: { ...obj.metadata, finalizers: present ? [...others, FINALIZER] : others } });
     },
-    claimChildren: () => step('claim', [child]),
+    claimChildren: () => step('claim', options.claimed ?? [child]),
     answer: (call) => {
       hookCalls.push(call);
       return step(call.finalizing ? 'finalize hook' : 'sync hook', { children: [child], status: { ok: true }, resyncAfterSeconds: 0, finalized: false, ...options.answer });
     },
     manageChildren: (writes) => {
       options.stopIfs?.push(writes.stopIf);
+      options.desired?.push(writes.desired);
       return step('manage children', { failures: options.writeFailures ?? [] });
     },
     writeStatus: (_parent, _status, { childrenWritten }) => step(`status (${childrenWritten ? 'converged' : 'not converged'})`, undefined),
@@ -159,3 +160,98 @@ describe('syncParent', () => {
     });
   });
 });
+
+describe('syncParent: the finalizer held for the children\'s lifecycle policies', () => {
+  const orphan = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'keep', namespace: 'ns', annotations: { 'loom.dev/deletion-policy': 'Orphan' } } };
+  const waved = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'late', namespace: 'ns', annotations: { 'loom.dev/wave': '1' } } };
+  const deleted = (finalizers: string[] = [FINALIZER]) => parentNamed('w', { deletionTimestamp: '2026-01-01T00:00:00Z', finalizers });
+
+  it('adds the finalizer once the answer holds a child that needs it, before any child is written', async () => {
+    const fakes = fakePorts(parentNamed('w'), { claimed: [], answer: { children: [child, orphan] } });
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'add finalizer', 'manage children', 'status (converged)']);
+  });
+
+  it('adds none without such children, keeps it while one is claimed, and removes it once none is claimed or desired', async () => {
+    const none = fakePorts(parentNamed('w'), { claimed: [], answer: { children: [child] } });
+    await sync(plain, none);
+    expect(none.calls).not.toContain('add finalizer');
+    const held = fakePorts(parentNamed('w', { finalizers: [FINALIZER] }), { claimed: [child, waved], answer: { children: [child] } });
+    await sync(plain, held);
+    expect(held.calls).toEqual(['related', 'claim', 'sync hook', 'manage children', 'status (converged)']);
+    const done = fakePorts(parentNamed('w', { finalizers: [FINALIZER] }), { claimed: [child], answer: { children: [child] } });
+    await sync(plain, done);
+    expect(done.calls).toEqual(['related', 'claim', 'sync hook', 'remove finalizer', 'manage children', 'status (converged)']);
+  });
+
+  it('counts a type\'s rule as the children\'s own', async () => {
+    const fakes = fakePorts(parentNamed('w'), { claimed: [], answer: { children: [child] } });
+    fakes.ports.childRule = (obj) => (obj.kind === 'Pod' ? { deletionPolicy: 'Retain' } : undefined);
+    await sync(plain, fakes);
+    expect(fakes.calls).toContain('add finalizer');
+  });
+
+  it('tears down a deleted parent\'s children toward none while one needs loom, keeping the finalizer and asking no hook', async () => {
+    const desired: KubeObject[][] = [];
+    const fakes = fakePorts(deleted(), { claimed: [child, orphan], answer: { children: [child] }, desired });
+    expect(await sync(plain, fakes)).toEqual({});
+    expect(fakes.calls).toEqual(['claim', 'manage children']);
+    expect(desired).toEqual([[]]);
+  });
+
+  it('fails a teardown whose writes fail, naming them', async () => {
+    const fakes = fakePorts(deleted(), { claimed: [orphan], writeFailures: [new Error('release ConfigMap ns/keep: 403 Forbidden')] });
+    await expect(sync(plain, fakes)).rejects.toThrow('release ConfigMap ns/keep: 403 Forbidden');
+    expect(fakes.calls).toEqual(['claim', 'manage children']);
+  });
+
+  it('removes the finalizer of a deleted parent once no claimed child needs loom, leaving the rest to the garbage collector', async () => {
+    const fakes = fakePorts(deleted(), { claimed: [child] });
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
+  });
+
+  it('keeps the finalizer when a child that needs loom reaches the cache between the teardown check and the claim', async () => {
+    const fakes = fakePorts(deleted(), { claimed: [] });
+    let claims = 0;
+    fakes.ports.claimChildren = () => {
+      fakes.calls.push('claim');
+      return Promise.resolve(claims++ === 0 ? [child] : [child, orphan]);
+    };
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'sync hook', 'status (converged)']);
+  });
+
+  it('lets go of a parent that stopped matching the controller\'s parent selector, removing the finalizer whatever its children need', async () => {
+    const selective = controllerOf(withField(withField(minimalComposite, 'spec.generateSelector', true), 'spec.parentResource.labelSelector', { matchLabels: { tier: 'web' } }));
+    const fakes = fakePorts(parentNamed('w', { labels: { tier: 'db' }, finalizers: [FINALIZER] }), { claimed: [orphan], answer: { children: [orphan] } });
+    await sync(selective, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'remove finalizer', 'manage children', 'status (converged)']);
+  });
+
+  it('leaves a deletion with a propagation policy of its own to the garbage collector', async () => {
+    const fakes = fakePorts(deleted([FINALIZER, 'orphan']), { claimed: [orphan] });
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
+  });
+
+  it('with a finalize hook that is done, tears the children that need loom down before removing the finalizer', async () => {
+    const desired: KubeObject[][] = [];
+    const tearing = fakePorts(deleted(), { claimed: [orphan], answer: { finalized: true }, desired });
+    await sync(finalizing, tearing);
+    expect(tearing.calls).toEqual(['related', 'claim', 'finalize hook', 'manage children', 'status (converged)']);
+    expect(desired).toEqual([[]]);
+    const done = fakePorts(deleted(), { claimed: [child], answer: { finalized: true } });
+    await sync(finalizing, done);
+    expect(done.calls).toEqual(['related', 'claim', 'finalize hook', 'remove finalizer', 'status (converged)']);
+  });
+
+  it('with a finalize hook not done yet, writes its answer as the desired children', async () => {
+    const desired: KubeObject[][] = [];
+    const fakes = fakePorts(deleted(), { claimed: [child, orphan], answer: { finalized: false, children: [child] }, desired });
+    await sync(finalizing, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'finalize hook', 'manage children', 'status (converged)']);
+    expect(desired).toEqual([[child]]);
+  });
+});
+

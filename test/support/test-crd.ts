@@ -89,6 +89,8 @@ export const TEST_PARENT_KINDS = {
     plural: 'orderedchildren', kind: 'OrderedChild',
     statusDefault: { conditions: [{ type: 'Ready', status: 'False', reason: 'Provisioning', message: 'waiting for the test' }] },
   },
+  /** The parents of the per-child lifecycle policy test. */
+  lifecyclePolicy: { plural: 'lifecyclepolicies', kind: 'LifecyclePolicy' },
 } as const satisfies Record<string, ParentKind>;
 
 function statusSchema(names: ParentKind): object {

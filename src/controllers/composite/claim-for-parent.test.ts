@@ -67,4 +67,15 @@ describe('claimForParent', () => {
     expect(claimed.map((c) => c.metadata.name)).toEqual(['mine']);
     expect(calls).toEqual(['get parent', 'adopt orphan']);
   });
+
+  it('adopts no orphan of a type whose rule says adopt: Never, nor one this parent released by its deletion policy', async () => {
+    const released = cm('released', { app: 'w' }, false);
+    released.metadata.annotations = { 'loom.dev/released-from': 'uid-w' };
+    const { ctx, calls, types } = contextOf([cm('mine', { app: 'w' }, true), cm('orphan', { app: 'w' }, false), released], { found: parent });
+    const never = types.map((t) => ({ ...t, rule: { adopt: 'Never' as const } }));
+    expect((await claimForParent(ctx, parent, selector, never)).map((c) => c.metadata.name)).toEqual(['mine']);
+    expect(calls).toEqual([]);
+    expect((await claimForParent(ctx, parent, selector, types)).map((c) => c.metadata.name).sort()).toEqual(['mine', 'orphan']);
+    expect(calls).toEqual(['get parent', 'adopt orphan']);
+  });
 });

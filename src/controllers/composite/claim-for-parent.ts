@@ -3,14 +3,20 @@
  * children plus adoptable orphans, from the stores' owner and orphan indexes; then adopts and releases
  * through the API. A failed adoption or release is logged and skipped: the next sync tries again.
  */
-import type { KubeObject, LabelSelector } from '../../api/index.ts';
+import type { ChildPolicies, KubeObject, LabelSelector } from '../../api/index.ts';
 import { adoptedChild, childRefOf, claimChildren, releasedChild } from '../../core/index.ts';
 import { childKey } from '../../apply/index.ts';
 import type { ChildType, CompositeContext } from './context.ts';
 
+/** A type whose objects a parent claims: a child type (with its rule), or ControllerRevisions. */
+type ClaimedType = Pick<ChildType, 'type' | 'store'> & { rule?: ChildPolicies };
+
+/** `adopt` of a child type's rule; ControllerRevisions have no rule and are adopted as Metacontroller does. */
+const adoptOf = (type: ClaimedType) => type.rule?.adopt;
+
 /** The objects of `types` this sync may show the hook and manage: its children, or its ControllerRevisions. */
 export async function claimForParent(
-  ctx: CompositeContext, parent: KubeObject, selector: LabelSelector, types: readonly Pick<ChildType, 'type' | 'store'>[],
+  ctx: CompositeContext, parent: KubeObject, selector: LabelSelector, types: readonly ClaimedType[],
 ): Promise<KubeObject[]> {
   const namespace = ctx.parentType.namespaced ? parent.metadata.namespace : undefined;
   const claimed: KubeObject[] = [];
@@ -18,7 +24,7 @@ export async function claimForParent(
   for (const child of types) {
     const owned = child.store.byControllerUid(parent.metadata.uid ?? '');
     const orphans = child.store.orphans(child.type.namespaced ? namespace : undefined);
-    const result = claimChildren({ parent, selector, candidates: [...owned, ...orphans] });
+    const result = claimChildren({ parent, selector, candidates: [...owned, ...orphans], adopt: adoptOf(child) });
     claimed.push(...result.claimed);
     for (const orphan of result.adopt) {
       // Adopt only after an uncached read confirms the parent still exists and is not being deleted.

@@ -4,10 +4,11 @@
  */
 import { groupOf, type ControllerRevision, type KubeObject } from '../../api/index.ts';
 import { childKey } from '../../apply/index.ts';
-import { childRefOf, whyNotChild, type RevisionWrite } from '../../core/index.ts';
+import { childRefOf, planPoliciesFor, whyNotChild, type RevisionWrite } from '../../core/index.ts';
 import { RetryAfterError } from '../../engine/index.ts';
 import { isAlreadyExists } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
+import { ruleOf } from '../child-policies.ts';
 import { setFinalizer } from '../set-finalizer.ts';
 import { claimForParent } from './claim-for-parent.ts';
 import type { CompositeContext } from './context.ts';
@@ -78,10 +79,14 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     claimChildren: (parent, selector) => claimForParent(ctx, parent, selector, ctx.children),
     answer: (call, signal) => answer(ctx, call, signal),
     manageChildren: ({ parent, selector, desired, claimed, stopIf, signal }) => {
-      const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing });
-      const manager = { ...ctx, types: ctx.children, whyNotOurs, stopIf, judge: ctx.readiness, signal, reportReadiness: ctx.controller.spec.readyCondition };
+      const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing, adopt: ruleOf(ctx.children, existing)?.adopt });
+      const policies = planPoliciesFor((obj) => ruleOf(ctx.children, obj), parent);
+      const manager = {
+        ...ctx, types: ctx.children, whyNotOurs, stopIf, policies, judge: ctx.readiness, signal, reportReadiness: ctx.controller.spec.readyCondition,
+      };
       return manageChildren(manager, desired, claimed);
     },
+    childRule: (child) => ruleOf(ctx.children, child),
     writeStatus: (parent, status, written) => writeStatus(ctx, parent, status, written),
   };
 }

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import type { DeletionPolicy } from '../api/controller-spec.ts';
+import type { KubeObject } from '../api/object.ts';
+import { finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, planPoliciesFor, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
+
+const cm = (annotations: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', annotations } });
+
+describe('removalActionOf', () => {
+  it.each<[DeletionPolicy, boolean, RemovalAction]>([
+    ['Delete', false, 'delete'],
+    ['Delete', true, 'delete'],
+    ['Orphan', false, 'release'],
+    ['Orphan', true, 'release'],
+    ['Retain', false, 'keep'],
+    ['Retain', true, 'release'],
+  ])('%s, parent going=%s → %s', (deletionPolicy, going, expected) => {
+    expect(removalActionOf({ deletionPolicy }, going)).toBe(expected);
+  });
+});
+
+describe('observedPoliciesOf', () => {
+  it('takes the annotation over the type\'s rule', () => {
+    expect(observedPoliciesOf(cm({ 'loom.dev/deletion-policy': 'Retain' }), { deletionPolicy: 'Orphan' }).deletionPolicy).toBe('Retain');
+    expect(observedPoliciesOf(cm(), { deletionPolicy: 'Orphan', onImmutableChange: 'Recreate' })).toMatchObject({ deletionPolicy: 'Orphan', onImmutableChange: 'Recreate' });
+    expect(observedPoliciesOf(cm(), undefined)).toMatchObject({ deletionPolicy: 'Delete', onImmutableChange: undefined, wave: 0 });
+  });
+
+  it('falls back on the type\'s rule when an annotation was edited into something that does not parse', () => {
+    expect(observedPoliciesOf(cm({ 'loom.dev/deletion-policy': 'orphan' }), { deletionPolicy: 'Retain' }).deletionPolicy).toBe('Retain');
+  });
+});
+
+describe('needsLoomAtDeletion', () => {
+  it.each<[string, KubeObject, boolean]>([
+    ['a plain child', cm(), false],
+    ['a child with only a readiness rule', cm({ 'loom.dev/ready-when': 'true' }), false],
+    ['an Orphan child', cm({ 'loom.dev/deletion-policy': 'Orphan' }), true],
+    ['a Retain child', cm({ 'loom.dev/deletion-policy': 'Retain' }), true],
+    ['a child of wave 1', cm({ 'loom.dev/wave': '1' }), true],
+    ['a child of wave -1', cm({ 'loom.dev/wave': '-1' }), true],
+    ['a child that depends on a sibling', cm({ 'loom.dev/depends-on': 'ConfigMap/other' }), true],
+    ['a child with onImmutableChange only', cm({ 'loom.dev/on-immutable-change': 'Recreate' }), false],
+  ])('%s → %s', (_what, obj, expected) => {
+    expect(needsLoomAtDeletion(observedPoliciesOf(obj, undefined))).toBe(expected);
+  });
+
+  it('counts a type\'s wave as the child\'s', () => {
+    expect(needsLoomAtDeletion(observedPoliciesOf(cm(), { wave: 2 }))).toBe(true);
+  });
+});
+
+describe('recreatesOnImmutableChange', () => {
+  it('only with Recreate', () => {
+    expect(recreatesOnImmutableChange({ onImmutableChange: 'Recreate' })).toBe(true);
+    expect(recreatesOnImmutableChange({ onImmutableChange: 'Fail' })).toBe(false);
+    expect(recreatesOnImmutableChange({ onImmutableChange: undefined })).toBe(false);
+  });
+});
+
+describe('finalizerForChildren', () => {
+  it.each<[boolean, boolean, boolean, 'add' | 'remove' | 'keep']>([
+    // held, finalize hook needs it, children need it → action
+    [false, false, false, 'keep'],
+    [false, false, true, 'add'],
+    [false, true, false, 'add'],
+    [true, false, true, 'keep'],
+    [true, true, false, 'keep'],
+    [true, false, false, 'remove'],
+  ])('held=%s, hook=%s, children=%s → %s', (held, finalizeHookNeedsIt, childrenNeedIt, expected) => {
+    expect(finalizerForChildren({ held, finalizeHookNeedsIt, childrenNeedIt })).toBe(expected);
+  });
+});
+
+describe('planPoliciesFor', () => {
+  const parent = (deleting: boolean): KubeObject => ({ apiVersion: 'x/v1', kind: 'App', metadata: { name: 'a', namespace: 'ns', uid: 'uid-a', ...(deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}) } });
+  const byType = () => ({ deletionPolicy: 'Retain' as const, onImmutableChange: 'Recreate' as const });
+
+  it('reads each child\'s annotations over its type\'s rule, and releases Retain children of a parent being deleted', () => {
+    expect(planPoliciesFor(byType, parent(false)).removalOf(cm())).toBe('keep');
+    expect(planPoliciesFor(byType, parent(true)).removalOf(cm())).toBe('release');
+    expect(planPoliciesFor(byType, parent(false)).removalOf(cm({ 'loom.dev/deletion-policy': 'Delete' }))).toBe('delete');
+    expect(planPoliciesFor(byType, parent(false)).recreatesOnImmutable(cm())).toBe(true);
+    expect(planPoliciesFor(() => undefined, parent(false))).toMatchObject({ parentUid: 'uid-a' });
+    expect(planPoliciesFor(() => undefined, parent(false)).recreatesOnImmutable(cm({ 'loom.dev/on-immutable-change': 'Fail' }))).toBe(false);
+  });
+});
+

@@ -1,0 +1,92 @@
+/**
+ * What a child's lifecycle policies (docs/ordering-and-readiness.md, "Per-child lifecycle policies")
+ * mean for one sync: what becomes of a claimed child nobody wants any more, whether a child needs loom
+ * when its parent is deleted (so the parent must carry loom's finalizer), and whether an update the API
+ * server refuses for an immutable field replaces the child. Pure.
+ */
+import { childPoliciesOf, type ResolvedChildPolicies } from '../api/child-annotations.ts';
+import type { ChildPolicies } from '../api/controller-spec.ts';
+import type { KubeObject } from '../api/object.ts';
+import type { PlanPolicies } from './child-plan.ts';
+
+/**
+ * What becomes of a claimed child that is not desired: deleted, released (the parent's owner
+ * reference removed, so it survives), or kept as it is (still owned).
+ */
+export type RemovalAction = 'delete' | 'release' | 'keep';
+
+/**
+ * The policies of an observed child: its annotations over its type's rule. A written child's
+ * annotations passed validation when they were desired; should they have been edited since into
+ * something that does not parse, the type's rule alone decides, so the child is neither stuck nor
+ * deleted against a rule that says otherwise.
+ */
+export function observedPoliciesOf(child: KubeObject, rule: ChildPolicies | undefined): ResolvedChildPolicies {
+  const own = childPoliciesOf(child, rule);
+  if (own.ok) return own.value;
+  const bare = childPoliciesOf({ ...child, metadata: { ...child.metadata, annotations: {} } }, rule);
+  if (bare.ok) return bare.value;
+  throw new Error('a child without annotations always has policies');
+}
+
+/**
+ * `Delete` deletes; `Orphan` releases; `Retain` keeps the child owned while the parent lives and
+ * releases it when the parent goes (`parentGoing`), so it survives the garbage collector.
+ */
+export function removalActionOf(policies: Pick<ResolvedChildPolicies, 'deletionPolicy'>, parentGoing: boolean): RemovalAction {
+  switch (policies.deletionPolicy) {
+    case 'Orphan':
+      return 'release';
+    case 'Retain':
+      return parentGoing ? 'release' : 'keep';
+    default:
+      return 'delete';
+  }
+}
+
+/**
+ * Whether the child needs loom when its parent is deleted: it must be released to survive, or deleted
+ * in reverse wave order. The garbage collector deletes every other child as it does without loom.
+ */
+export function needsLoomAtDeletion(policies: ResolvedChildPolicies): boolean {
+  return policies.deletionPolicy !== 'Delete' || policies.wave !== 0 || policies.dependsOn.length > 0;
+}
+
+/** Whether an in-place update the API server refuses for an immutable field deletes the child, for a later sync to create anew. */
+export function recreatesOnImmutableChange(policies: Pick<ResolvedChildPolicies, 'onImmutableChange'>): boolean {
+  return policies.onImmutableChange === 'Recreate';
+}
+
+/** Inputs of {@link finalizerForChildren}. */
+export interface ChildFinalizerInput {
+  /** Whether the parent carries the controller's finalizer. */
+  held: boolean;
+  /** Whether a finalize hook still needs the finalizer (the controller has one, and it has not answered `finalized: true`). */
+  finalizeHookNeedsIt: boolean;
+  /** Whether some claimed or desired child needs loom when the parent is deleted ({@link needsLoomAtDeletion}). */
+  childrenNeedIt: boolean;
+}
+
+/**
+ * The controller's finalizer held for the children's sake: present while a finalize hook or a child
+ * needs it, gone once neither does. It is added before the first child that needs it is written, and
+ * the sync removes it once no child needs it any more; a terminating parent cannot take a new one.
+ */
+export function finalizerForChildren(input: ChildFinalizerInput): 'add' | 'remove' | 'keep' {
+  const wanted = input.finalizeHookNeedsIt || input.childrenNeedIt;
+  if (wanted === input.held) return 'keep';
+  return wanted ? 'add' : 'remove';
+}
+
+/**
+ * The policies the plan of `parent`'s children follows (`child-plan.ts`), each child's annotations over
+ * its type's rule (`ruleOf`); a parent being deleted releases its `Retain` children.
+ */
+export function planPoliciesFor(ruleOf: (obj: KubeObject) => ChildPolicies | undefined, parent: KubeObject): PlanPolicies {
+  const going = Boolean(parent.metadata.deletionTimestamp);
+  return {
+    parentUid: parent.metadata.uid ?? '',
+    removalOf: (observed) => removalActionOf(observedPoliciesOf(observed, ruleOf(observed)), going),
+    recreatesOnImmutable: (desired) => recreatesOnImmutableChange(observedPoliciesOf(desired, ruleOf(desired))),
+  };
+}
