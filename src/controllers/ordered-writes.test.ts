@@ -43,6 +43,17 @@ async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; o
 }
 
 describe('writeInOrder', () => {
+  it('writes a release by deletion policy in the first round, holding back no deletion', async () => {
+    // Kept by its policy, the released child is in neither order: it must neither wait nor be waited for.
+    const desired = [obj('ConfigMap', 'a')];
+    const kept = obj('ConfigMap', 'kept', wave(2));
+    const going = obj('ConfigMap', 'going', wave(1));
+    const release: ChildDecision = { action: 'release', child: childRefOf(kept), object: kept };
+    const { rounds, held } = await run({ desired, decisions: [release, remove(going), ...desired.map(create)], unwanted: [going] });
+    expect(rounds).toEqual([['release kept', 'delete going', 'create a']]);
+    expect(held).toEqual([]);
+  });
+
   it('goes on wave after wave in one sync while the answers are ready', async () => {
     const desired = [obj('ConfigMap', 'c', wave(2)), obj('ConfigMap', 'a', wave(0)), obj('ConfigMap', 'b', wave(1))];
     const { rounds, held, children } = await run({ desired, decisions: desired.map(create) });
