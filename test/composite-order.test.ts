@@ -154,7 +154,7 @@ describe('children in order', () => {
       await clients.apply(parent('w', 'waves'));
       const held = await readyWhen('w', (c) => c.reason === 'ChildrenHeld', 'Ready=False ChildrenHeld');
       expect(held).toMatchObject({ status: 'False', observedGeneration: 1 });
-      expect(held.message).toContain(`ConfigMap ${namespace}/w-b waits for ${CHILD.kind} ${namespace}/w-db (InProgress: waiting for the test)`);
+      expect(held.message).toContain(`ConfigMap ${namespace}/w-b waits for ${CHILD.kind} ${namespace}/w-db (InProgress: ${CHILD.kind}: Ready is False (Provisioning: waiting for the test))`);
       expect(await configMap('w-a')).toBeDefined();
       expect(await configMap('w-b')).toBeUndefined();
       expect(await configMap('w-c')).toBeUndefined();

@@ -37,6 +37,13 @@ describe('nextWrites', () => {
     expect(steps.held.map((h) => h.ref.name)).toEqual(held);
   });
 
+  it('names a predecessor once when it is both in a lower wave and depended on', () => {
+    const order = orderOf([cm('a'), cm('b'), cm('c', { 'loom.dev/wave': '1', 'loom.dev/depends-on': 'ConfigMap/a' })]);
+    const [hold] = nextWrites(order, progress({ a: inProgress, b: inProgress })).held;
+    expect(hold?.waitsFor.map((w) => w.ref.name)).toEqual(['a', 'b']);
+    expect(hold?.more).toBe(0);
+  });
+
   it('a held child names its first unready predecessors with their readiness', () => {
     const steps = nextWrites(waves, progress({ a: ready, a2: inProgress }));
     expect(steps.held.map(describeHold)).toEqual([

@@ -86,12 +86,16 @@ interface StepView {
   progressOf: (key: string) => ChildProgress;
 }
 
-/** The hold of one pending child of a wave, given the waves behind it; `undefined` when it may be written. */
+/**
+ * The hold of one pending child of a wave, given the waves behind it; `undefined` when it may be
+ * written. A predecessor it depends on that is also behind it (a lower wave) is named and counted once.
+ */
 function stepOf(child: OrderedChild, behind: Behind, { order, progressOf }: StepView): Hold | undefined {
-  const unready = child.dependsOn.filter((key) => !isSatisfied(progressOf(key)));
+  const unready = child.dependsOn.map((key) => order.children.get(key)!).filter((dep) => !isSatisfied(progressOf(dep.key)));
   if (unready.length === 0 && behind.count === 0) return undefined;
-  const waits = [...unready.map((key) => order.children.get(key)!), ...behind.first];
-  return holdOf(child, { refs: waits.map((c) => c.ref), total: unready.length + behind.count, why: (_, i) => whyNot(progressOf(waits[i]?.key ?? '')) }, false);
+  const waits = [...new Map([...unready, ...behind.first].map((c) => [c.key, c])).values()];
+  const sameWave = unready.filter((dep) => dep.wave >= child.wave).length;
+  return holdOf(child, { refs: waits.map((c) => c.ref), total: behind.count + sameWave, why: (_, i) => whyNot(progressOf(waits[i]?.key ?? '')) }, false);
 }
 
 /**
