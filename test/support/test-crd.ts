@@ -91,6 +91,10 @@ export const TEST_PARENT_KINDS = {
   },
   /** The parents of the per-child lifecycle policy test. */
   lifecyclePolicy: { plural: 'lifecyclepolicies', kind: 'LifecyclePolicy' },
+  /** The parents of the Ready condition test (built-in children, no waves). */
+  readyParent: { plural: 'readyparents', kind: 'ReadyParent' },
+  /** The parents of the migration Job before a Deployment test (type-level readyWhen, waves). */
+  migrating: { plural: 'migratings', kind: 'Migrating' },
 } as const satisfies Record<string, ParentKind>;
 
 function statusSchema(names: ParentKind): object {

@@ -1,0 +1,158 @@
+/**
+ * The parent's Ready condition without waves (docs/ordering-and-readiness.md, "The parent's Ready
+ * condition"), on the real control plane, from a controller manifest that says `readyCondition: true`:
+ * a Deployment, a PersistentVolumeClaim and a ConfigMap, no loom annotation. The parent is
+ * `Ready=False ChildrenNotReady` naming the unready children until the test binds the claim (its
+ * status subresource: the plane binds nothing) and reports the Deployment's pod ready (the Deployment
+ * and ReplicaSet controllers roll it up into the Deployment's status), then `True`. Converged, loom
+ * writes the parent no more: syncs the test brings about (each one seen in a child it updates) change
+ * nothing on the parent. A child write the API server refuses makes it `WriteFailed`.
+ */
+import { load } from 'js-yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KubeObject } from '../src/api/index.ts';
+import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
+import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { reportPods } from './support/pod-status.ts';
+import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
+import { inRevisionOrder, recordWatches } from './support/watch-record.ts';
+
+const LABEL = 'ready-condition';
+const PARENT = TEST_PARENT_KINDS.readyParent;
+let clients: TestClients;
+let loom: TestLoom;
+let namespace: string;
+
+/**
+ * The controller as a user writes it. The ConfigMap carries the parent's `poke` annotation (so the
+ * test sees each sync that read a new one), and a key the API server refuses when `spec.broken`.
+ */
+const MANIFEST = `
+apiVersion: metacontroller.k8s.io/v1alpha1
+kind: CompositeController
+metadata:
+  name: ready-condition
+  labels:
+    loom-test: ${LABEL}
+spec:
+  generateSelector: true
+  readyCondition: true
+  parentResource:
+    apiVersion: ${TEST_GROUP}/v1
+    resource: ${PARENT.plural}
+  childResources:
+    - apiVersion: v1
+      resource: configmaps
+      updateStrategy: { method: InPlace }
+    - apiVersion: v1
+      resource: persistentvolumeclaims
+      updateStrategy: { method: InPlace }
+    - apiVersion: apps/v1
+      resource: deployments
+      updateStrategy: { method: InPlace }
+  hooks:
+    sync:
+      jsonata:
+        expression: |
+          (
+            $n := parent.metadata.name;
+            $labels := { "app": $n };
+            {
+              "children": [
+                { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": $n & "-config" },
+                  "data": parent.spec.broken = true ? { "not a key!": "x" } : { "poke": parent.metadata.annotations.poke ? parent.metadata.annotations.poke : "none" } },
+                { "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": { "name": $n & "-data" },
+                  "spec": { "accessModes": ["ReadWriteOnce"], "resources": { "requests": { "storage": "1Gi" } } } },
+                { "apiVersion": "apps/v1", "kind": "Deployment", "metadata": { "name": $n },
+                  "spec": { "replicas": 1, "selector": { "matchLabels": $labels },
+                    "template": { "metadata": { "labels": $labels }, "spec": { "containers": [{ "name": "app", "image": "app:1" }] } } } }
+              ],
+              "status": { "hook": "ok" }
+            }
+          )
+`;
+
+interface Condition { type: string; status: string; reason?: string; message?: string; observedGeneration?: number; lastTransitionTime?: string }
+
+const parentRef = (name: string) => ({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
+const getParent = (name: string) => clients.writer.get(parentRef(name));
+const applyParent = (name: string, spec: object, annotations: Record<string, string> = {}) =>
+  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, annotations }, spec });
+const readyOf = (parent: KubeObject | undefined) =>
+  ((parent?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
+
+/** The parent and its Ready condition, once `accept` takes them. */
+function readyWhen(name: string, accept: (c: Condition, parent: KubeObject) => boolean, what: string): Promise<{ ready: Condition; parent: KubeObject }> {
+  return eventually(async () => {
+    const parent = await getParent(name);
+    const ready = readyOf(parent);
+    return parent && ready && accept(ready, parent) ? { ready, parent } : undefined;
+  }, what);
+}
+
+beforeAll(async () => {
+  clients = await testClients();
+  namespace = await createTestNamespace(testKubeConfig(), LABEL);
+  await createParentCrd(clients, PARENT);
+  loom = await startTestLoom(LABEL);
+  await clients.apply(load(MANIFEST) as KubeObject);
+});
+
+afterAll(async () => {
+  await loom?.stop();
+});
+
+describe('the Ready condition of a parent whose children have no order', () => {
+  it('stays False naming the unready children until the claim is bound and the Deployment ready, then True, then writes the parent no more; a refused write is WriteFailed', async () => {
+    const name = 'shop';
+    const stop = new AbortController();
+    const { seen, established } = recordWatches(clients.client, [`/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${PARENT.plural}`], stop.signal);
+    await established;
+    try {
+      await applyParent(name, {});
+      const first = await readyWhen(name, (c) => c.reason === 'ChildrenNotReady' && /PersistentVolumeClaim/.test(c.message ?? '') && /Deployment/.test(c.message ?? ''), 'Ready=False naming the claim and the Deployment');
+      expect(first.ready).toMatchObject({ status: 'False', observedGeneration: first.parent.metadata.generation });
+      expect(first.ready.message).toContain(`Deployment ${namespace}/${name} is InProgress`);
+      expect(first.ready.message).toContain(`PersistentVolumeClaim ${namespace}/${name}-data is InProgress`);
+      expect(first.ready.message).not.toContain('ConfigMap');
+
+      const claim = await eventually(() => clients.writer.get({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name: `${name}-data` }), 'the claim');
+      await clients.writer.replaceStatus({ ...claim, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } });
+      const bound = await readyWhen(name, (c) => c.reason === 'ChildrenNotReady' && !/PersistentVolumeClaim/.test(c.message ?? ''), 'Ready=False naming the Deployment alone');
+      expect(bound.ready.message).toContain(`Deployment ${namespace}/${name} is InProgress`);
+
+      await reportPods(clients, namespace, `app=${name}`, 'Running');
+      const converged = await readyWhen(name, (c) => c.status === 'True', 'Ready=True');
+      expect(converged.ready).toMatchObject({ reason: 'ChildrenReady', message: '3 children are ready', observedGeneration: converged.parent.metadata.generation });
+      expect((converged.parent.status as { hook?: string }).hook).toBe('ok');
+
+      // The quiet window: three syncs the test brings about by annotating the parent, each seen in the
+      // ConfigMap it updates. Syncs of one parent never overlap, so once the third is seen the first
+      // two have finished: every parent write between the True above and the third annotation is
+      // either the test's or a status write loom should not have made.
+      const since = Number(converged.parent.metadata.resourceVersion);
+      const ours = new Set<number>();
+      let last = since;
+      for (const poke of ['1', '2', '3']) {
+        last = Number((await applyParent(name, {}, { poke })).metadata.resourceVersion);
+        ours.add(last);
+        await eventually(async () => {
+          const config = await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` });
+          return (config?.data as { poke?: string } | undefined)?.poke === poke || undefined;
+        }, `a sync that read poke=${poke}`);
+      }
+      const loomWrites = inRevisionOrder(seen).filter((e) => e.object.metadata.name === name && e.revision > since && e.revision <= last && !ours.has(e.revision));
+      expect(loomWrites.map((e) => e.object.status), 'status writes after convergence').toEqual([]);
+      const after = readyOf(await getParent(name));
+      expect(after).toEqual(converged.ready);
+
+      await applyParent(name, { broken: true });
+      const failed = await readyWhen(name, (c, parent) => c.reason === 'WriteFailed' && c.observedGeneration === parent.metadata.generation, 'Ready=False WriteFailed');
+      expect(failed.ready.status).toBe('False');
+      expect(failed.parent.metadata.generation).toBe(2);
+      expect(failed.ready.message).toContain(`${name}-config`);
+    } finally {
+      stop.abort();
+    }
+  });
+});
