@@ -20,23 +20,33 @@ import { inRevisionOrder, recordWatches, type RecordedEvent } from './support/wa
 
 const LABEL = 'migration-job';
 const PARENT = TEST_PARENT_KINDS.migrating;
+const MODES = [
+  { mode: 'ssa', applyStrategy: 'server-side-apply' },
+  { mode: 'dynamic', applyStrategy: 'dynamic-apply' },
+] as const;
 let clients: TestClients;
-let loom: TestLoom;
+const hosts: TestLoom[] = [];
 let namespace: string;
 
-/** Example 3's controller, with the Job type updated in place so that a changed template reaches the API server. */
-const MANIFEST = `
+/**
+ * Example 3's controller, with the Job type updated in place so that a changed template reaches the
+ * API server; the host of `mode` runs it for the parents labelled `apply: <mode>`.
+ */
+const manifest = (mode: string) => `
 apiVersion: metacontroller.k8s.io/v1alpha1
 kind: CompositeController
 metadata:
-  name: migration-job
+  name: migration-job-${mode}
   labels:
-    loom-test: ${LABEL}
+    loom-test: ${LABEL}-${mode}
 spec:
   generateSelector: true
   parentResource:
     apiVersion: ${TEST_GROUP}/v1
     resource: ${PARENT.plural}
+    labelSelector:
+      matchLabels:
+        apply: ${mode}
   childResources:
     - apiVersion: batch/v1
       resource: jobs
@@ -73,8 +83,8 @@ interface Condition { type: string; status: string; reason?: string; message?: s
 const getParent = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
 const getJob = (name: string) => clients.writer.get({ apiVersion: 'batch/v1', kind: 'Job', namespace, name });
 const getDeployment = (name: string) => clients.writer.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name });
-const applyParent = (name: string, spec: object) =>
-  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace }, spec });
+const applyParent = (name: string, mode: string, spec: object) =>
+  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, labels: { apply: mode } }, spec });
 
 /** Whether a Job's status says Complete=True: the readyWhen of the manifest, in the test's words. */
 const complete = (job: KubeObject): boolean =>
@@ -88,41 +98,65 @@ function readyWhen(name: string, accept: (c: Condition) => boolean, what: string
   }, what);
 }
 
-/** The Deployment events that came before the Job's first Complete one (by revision), described. */
-function deploymentsBeforeCompletion(seen: readonly RecordedEvent[]): string[] {
+/** The image a Deployment's pods run. */
+const imageOf = (deployment: KubeObject): string | undefined =>
+  (deployment.spec as { template: { spec: { containers: { image?: string }[] } } }).template.spec.containers[0]?.image;
+
+/**
+ * The Deployment events running `image` that came before the first event of Job `job` saying it is
+ * Complete (by revision), described: the writes that did not wait for the migration.
+ */
+function deploymentsBeforeCompletion(seen: readonly RecordedEvent[], job: string, image: string): string[] {
   const early: string[] = [];
   for (const event of inRevisionOrder(seen)) {
-    if (event.object.kind === 'Job' && complete(event.object)) return early;
-    if (event.object.kind === 'Deployment') early.push(`${event.type} ${event.object.metadata.name} at ${event.revision}`);
+    if (event.object.kind === 'Job' && event.object.metadata.name === job && complete(event.object)) return early;
+    if (event.object.kind === 'Deployment' && imageOf(event.object) === image) early.push(`${event.type} ${event.object.metadata.name} at ${event.revision}`);
   }
-  return [...early, 'the Job never completed'];
+  return [...early, `${job} never completed`];
+}
+
+/** Reports the pod of Job `job` Succeeded, and waits for the Job controller to mark the Job Complete. */
+async function completeJob(job: string): Promise<void> {
+  await reportPods(clients, namespace, `job-name=${job}`, 'Succeeded');
+  await eventually(async () => {
+    const found = await getJob(job);
+    return (found && complete(found)) || undefined;
+  }, `${job} Complete`);
+}
+
+/** Job `job`, once its controller has started it. */
+function started(job: string): Promise<KubeObject> {
+  return eventually(async () => {
+    const found = await getJob(job);
+    return found && (found.status as { startTime?: string } | undefined)?.startTime ? found : undefined;
+  }, `${job} started by its controller`);
 }
 
 beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, PARENT);
-  loom = await startTestLoom(LABEL);
-  await clients.apply(load(MANIFEST) as KubeObject);
+  for (const { mode, applyStrategy } of MODES) {
+    hosts.push(await startTestLoom(`${LABEL}-${mode}`, { applyStrategy }));
+    await clients.apply(load(manifest(mode)) as KubeObject);
+  }
 });
 
 afterAll(async () => {
-  await loom?.stop();
+  await Promise.all(hosts.map((host) => host.stop()));
 });
 
-describe('a migration Job before a Deployment', () => {
+describe.each(MODES)('a migration Job before a Deployment with $applyStrategy', ({ mode }) => {
   it('holds the Deployment while the Job only runs, creates it once the Job completed, and recreates the Job alone on a template change', async () => {
-    const name = 'shop';
+    const name = `shop-${mode}`;
     const job = `${name}-migrate-7`;
     const stop = new AbortController();
     const { seen, established } = recordWatches(clients.client, [`/apis/batch/v1/namespaces/${namespace}/jobs`, `/apis/apps/v1/namespaces/${namespace}/deployments`], stop.signal);
     await established;
+    const ours = () => seen.filter((e) => e.object.metadata.name === name || e.object.metadata.name === job);
     try {
-      await applyParent(name, { version: '7', args: ['migrate'] });
-      const running = await eventually(async () => {
-        const found = await getJob(job);
-        return found && (found.status as { startTime?: string } | undefined)?.startTime ? found : undefined;
-      }, 'the Job started by its controller');
+      await applyParent(name, mode, { version: '7', args: ['migrate'] });
+      const running = await started(job);
       // kstatus alone would call a started Job ready; the type's readyWhen does not.
       expect(readinessOf(running).status).toBe('Current');
       const held = await readyWhen(name, (c) => c.reason === 'ChildrenHeld', 'Ready=False ChildrenHeld');
@@ -130,10 +164,9 @@ describe('a migration Job before a Deployment', () => {
       expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${job} \\(InProgress: .*false\\)$`));
       expect(await getDeployment(name)).toBeUndefined();
 
-      await reportPods(clients, namespace, `job-name=${job}`, 'Succeeded');
-      await eventually(async () => ((await getJob(job)) && complete((await getJob(job))!)) || undefined, 'the Job Complete');
+      await completeJob(job);
       const deployment = await eventually(() => getDeployment(name), 'the Deployment created');
-      expect(deploymentsBeforeCompletion(seen)).toEqual([]);
+      expect(deploymentsBeforeCompletion(ours(), job, 'app:7')).toEqual([]);
 
       await reportPods(clients, namespace, `app=${name}`, 'Running');
       expect(await readyWhen(name, (c) => c.status === 'True', 'Ready=True')).toMatchObject({ reason: 'ChildrenReady', message: '2 children are ready', observedGeneration: 1 });
@@ -141,7 +174,7 @@ describe('a migration Job before a Deployment', () => {
       // Same Job name, another template: the API server refuses the update, loom recreates that Job.
       const [oldPod] = await podsOf(clients, namespace, `job-name=${job}`);
       const before = (await getJob(job))!;
-      await applyParent(name, { version: '7', args: ['migrate', '--again'] });
+      await applyParent(name, mode, { version: '7', args: ['migrate', '--again'] });
       const recreated = await eventually(async () => {
         const found = await getJob(job);
         return found && found.metadata.uid !== before.metadata.uid ? found : undefined;
@@ -152,7 +185,39 @@ describe('a migration Job before a Deployment', () => {
       expect(kept?.metadata.uid).toBe(deployment.metadata.uid);
       expect(kept?.metadata.generation).toBe(deployment.metadata.generation);
       await eventually(async () => ((await clients.writer.get({ apiVersion: 'v1', kind: 'Pod', namespace, name: oldPod!.metadata.name! })) ? undefined : true), "the old Job's pod collected");
-      expect(seen.filter((e) => e.object.kind === 'Deployment' && e.type === 'DELETED')).toEqual([]);
+      expect(ours().filter((e) => e.object.kind === 'Deployment' && e.type === 'DELETED')).toEqual([]);
+    } finally {
+      stop.abort();
+    }
+  });
+
+  it('keeps the Deployment on the old version while the new version\'s Job runs, and rolls it out once that Job completed', async () => {
+    const name = `roll-${mode}`;
+    const stop = new AbortController();
+    const { seen, established } = recordWatches(clients.client, [`/apis/batch/v1/namespaces/${namespace}/jobs`, `/apis/apps/v1/namespaces/${namespace}/deployments`], stop.signal);
+    await established;
+    try {
+      await applyParent(name, mode, { version: '7', args: ['migrate'] });
+      await started(`${name}-migrate-7`);
+      await completeJob(`${name}-migrate-7`);
+      const deployment = await eventually(() => getDeployment(name), 'the Deployment created');
+
+      await applyParent(name, mode, { version: '8', args: ['migrate'] });
+      await started(`${name}-migrate-8`);
+      const held = await readyWhen(name, (c) => c.reason === 'ChildrenHeld' && c.observedGeneration === 2, 'Ready=False ChildrenHeld for version 8');
+      expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${name}-migrate-8 \\(InProgress: .*false\\)$`));
+      await eventually(async () => ((await getJob(`${name}-migrate-7`)) ? undefined : true), "the old version's Job deleted");
+      const waiting = await getDeployment(name);
+      expect(imageOf(waiting!)).toBe('app:7');
+      expect(waiting?.metadata.generation).toBe(deployment.metadata.generation);
+
+      await completeJob(`${name}-migrate-8`);
+      await eventually(async () => {
+        const rolled = await getDeployment(name);
+        return rolled && imageOf(rolled) === 'app:8' ? rolled : undefined;
+      }, 'the Deployment on version 8');
+      expect(deploymentsBeforeCompletion(seen.filter((e) => e.object.metadata.name === name || e.object.metadata.name === `${name}-migrate-8`), `${name}-migrate-8`, 'app:8')).toEqual([]);
+      expect((await getDeployment(name))?.metadata.uid).toBe(deployment.metadata.uid);
     } finally {
       stop.abort();
     }
