@@ -19,27 +19,35 @@ import { inRevisionOrder, recordWatches } from './support/watch-record.ts';
 
 const LABEL = 'ready-condition';
 const PARENT = TEST_PARENT_KINDS.readyParent;
+const MODES = [
+  { mode: 'ssa', applyStrategy: 'server-side-apply' },
+  { mode: 'dynamic', applyStrategy: 'dynamic-apply' },
+] as const;
 let clients: TestClients;
-let loom: TestLoom;
+const hosts: TestLoom[] = [];
 let namespace: string;
 
 /**
  * The controller as a user writes it. The ConfigMap carries the parent's `poke` annotation (so the
- * test sees each sync that read a new one), and a key the API server refuses when `spec.broken`.
+ * test sees each sync that read a new one), and a key the API server refuses when `spec.broken`. The
+ * host of `mode` runs it for the parents labelled `apply: <mode>`.
  */
-const MANIFEST = `
+const manifest = (mode: string) => `
 apiVersion: metacontroller.k8s.io/v1alpha1
 kind: CompositeController
 metadata:
-  name: ready-condition
+  name: ready-condition-${mode}
   labels:
-    loom-test: ${LABEL}
+    loom-test: ${LABEL}-${mode}
 spec:
   generateSelector: true
   readyCondition: true
   parentResource:
     apiVersion: ${TEST_GROUP}/v1
     resource: ${PARENT.plural}
+    labelSelector:
+      matchLabels:
+        apply: ${mode}
   childResources:
     - apiVersion: v1
       resource: configmaps
@@ -77,7 +85,7 @@ interface Condition { type: string; status: string; reason?: string; message?: s
 const parentRef = (name: string) => ({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
 const getParent = (name: string) => clients.writer.get(parentRef(name));
 const applyParent = (name: string, spec: object, annotations: Record<string, string> = {}) =>
-  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, annotations }, spec });
+  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, annotations, labels: { apply: name } }, spec });
 const readyOf = (parent: KubeObject | undefined) =>
   ((parent?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
 
@@ -94,17 +102,20 @@ beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, PARENT);
-  loom = await startTestLoom(LABEL);
-  await clients.apply(load(MANIFEST) as KubeObject);
+  for (const { mode, applyStrategy } of MODES) {
+    hosts.push(await startTestLoom(`${LABEL}-${mode}`, { applyStrategy }));
+    await clients.apply(load(manifest(mode)) as KubeObject);
+  }
 });
 
 afterAll(async () => {
-  await loom?.stop();
+  await Promise.all(hosts.map((host) => host.stop()));
 });
 
-describe('the Ready condition of a parent whose children have no order', () => {
+describe.each(MODES)('the Ready condition of a parent whose children have no order, with $applyStrategy', ({ mode }) => {
   it('stays False naming the unready children until the claim is bound and the Deployment ready, then True, then writes the parent no more; a refused write is WriteFailed', async () => {
-    const name = 'shop';
+    // The parent is named after its apply strategy, whose host alone runs it.
+    const name = mode;
     const stop = new AbortController();
     const { seen, established } = recordWatches(clients.client, [`/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${PARENT.plural}`], stop.signal);
     await established;
@@ -151,6 +162,11 @@ describe('the Ready condition of a parent whose children have no order', () => {
       expect(failed.ready.status).toBe('False');
       expect(failed.parent.metadata.generation).toBe(2);
       expect(failed.ready.message).toContain(`${name}-config`);
+
+      await applyParent(name, {});
+      const mended = await readyWhen(name, (c, parent) => c.status === 'True' && c.observedGeneration === parent.metadata.generation, 'Ready=True once the write lands');
+      expect(mended.ready.reason).toBe('ChildrenReady');
+      expect(mended.parent.metadata.generation).toBe(3);
     } finally {
       stop.abort();
     }
