@@ -15,6 +15,7 @@ import { readinessOf } from '../src/core/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { podsOf, reportPods } from './support/pod-status.ts';
+import { parentWritesOverSyncs } from './support/quiet-parent.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 import { inRevisionOrder, recordWatches, type RecordedEvent } from './support/watch-record.ts';
 
@@ -66,7 +67,7 @@ spec:
             {
               "children": [
                 { "apiVersion": "batch/v1", "kind": "Job",
-                  "metadata": { "name": $n & "-migrate-" & parent.spec.version, "annotations": { "loom.dev/wave": "0" } },
+                  "metadata": { "name": $n & "-migrate-" & parent.spec.version, "annotations": { "loom.dev/wave": "0", "poke": parent.metadata.annotations.poke } },
                   "spec": { "backoffLimit": 2, "template": { "spec": { "restartPolicy": "Never",
                     "containers": [{ "name": "migrate", "image": "app:" & parent.spec.version, "args": parent.spec.args }] } } } },
                 { "apiVersion": "apps/v1", "kind": "Deployment",
@@ -83,18 +84,19 @@ interface Condition { type: string; status: string; reason?: string; message?: s
 const getParent = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
 const getJob = (name: string) => clients.writer.get({ apiVersion: 'batch/v1', kind: 'Job', namespace, name });
 const getDeployment = (name: string) => clients.writer.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name });
-const applyParent = (name: string, mode: string, spec: object) =>
-  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, labels: { apply: mode } }, spec });
+const applyParent = (name: string, mode: string, spec: object, annotations: Record<string, string> = {}) =>
+  clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, labels: { apply: mode }, annotations }, spec });
 
 /** Whether a Job's status says Complete=True: the readyWhen of the manifest, in the test's words. */
 const complete = (job: KubeObject): boolean =>
   ((job.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True');
 
-/** The parent's Ready condition once `accept` takes it. */
-function readyWhen(name: string, accept: (c: Condition) => boolean, what: string): Promise<Condition> {
+/** The parent's Ready condition once `accept` takes it, with the parent. */
+function readyWhen(name: string, accept: (c: Condition) => boolean, what: string): Promise<Condition & { parent: KubeObject }> {
   return eventually(async () => {
-    const ready = ((await getParent(name))?.status as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
-    return ready && accept(ready) ? ready : undefined;
+    const parent = await getParent(name);
+    const ready = (parent?.status as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
+    return parent && ready && accept(ready) ? { ...ready, parent } : undefined;
   }, what);
 }
 
@@ -151,7 +153,8 @@ describe.each(MODES)('a migration Job before a Deployment with $applyStrategy', 
     const name = `shop-${mode}`;
     const job = `${name}-migrate-7`;
     const stop = new AbortController();
-    const { seen, established } = recordWatches(clients.client, [`/apis/batch/v1/namespaces/${namespace}/jobs`, `/apis/apps/v1/namespaces/${namespace}/deployments`], stop.signal);
+    const paths = [`/apis/batch/v1/namespaces/${namespace}/jobs`, `/apis/apps/v1/namespaces/${namespace}/deployments`, `/apis/${TEST_GROUP}/v1/namespaces/${namespace}/${PARENT.plural}`];
+    const { seen, established } = recordWatches(clients.client, paths, stop.signal);
     await established;
     const ours = () => seen.filter((e) => e.object.metadata.name === name || e.object.metadata.name === job);
     try {
@@ -169,7 +172,15 @@ describe.each(MODES)('a migration Job before a Deployment with $applyStrategy', 
       expect(deploymentsBeforeCompletion(ours(), job, 'app:7')).toEqual([]);
 
       await reportPods(clients, namespace, `app=${name}`, 'Running');
-      expect(await readyWhen(name, (c) => c.status === 'True', 'Ready=True')).toMatchObject({ reason: 'ChildrenReady', message: '2 children are ready', observedGeneration: 1 });
+      const converged = await readyWhen(name, (c) => c.status === 'True', 'Ready=True');
+      expect(converged).toMatchObject({ reason: 'ChildrenReady', message: '2 children are ready', observedGeneration: 1 });
+      // Converged in waves, loom leaves the parent alone: syncs the test brings about, each seen in the Job it annotates.
+      const loomWrites = await parentWritesOverSyncs({
+        seen: seen.filter((e) => e.object.kind === PARENT.kind), name, since: converged.parent.metadata.resourceVersion,
+        poke: (poke) => applyParent(name, mode, { version: '7', args: ['migrate'] }, { poke }),
+        pokeSeen: async () => (await getJob(job))?.metadata.annotations?.poke,
+      });
+      expect(loomWrites.map((e) => e.object.status), 'status writes after convergence').toEqual([]);
 
       // Same Job name, another template: the API server refuses the update, loom recreates that Job.
       const [oldPod] = await podsOf(clients, namespace, `job-name=${job}`);

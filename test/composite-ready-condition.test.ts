@@ -14,8 +14,9 @@ import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { reportPods } from './support/pod-status.ts';
+import { parentWritesOverSyncs } from './support/quiet-parent.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
-import { inRevisionOrder, recordWatches } from './support/watch-record.ts';
+import { recordWatches } from './support/watch-record.ts';
 
 const LABEL = 'ready-condition';
 const PARENT = TEST_PARENT_KINDS.readyParent;
@@ -137,22 +138,12 @@ describe.each(MODES)('the Ready condition of a parent whose children have no ord
       expect(converged.ready).toMatchObject({ reason: 'ChildrenReady', message: '3 children are ready', observedGeneration: converged.parent.metadata.generation });
       expect((converged.parent.status as { hook?: string }).hook).toBe('ok');
 
-      // The quiet window: three syncs the test brings about by annotating the parent, each seen in the
-      // ConfigMap it updates. Syncs of one parent never overlap, so once the third is seen the first
-      // two have finished: every parent write between the True above and the third annotation is
-      // either the test's or a status write loom should not have made.
-      const since = Number(converged.parent.metadata.resourceVersion);
-      const ours = new Set<number>();
-      let last = since;
-      for (const poke of ['1', '2', '3']) {
-        last = Number((await applyParent(name, {}, { poke })).metadata.resourceVersion);
-        ours.add(last);
-        await eventually(async () => {
-          const config = await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` });
-          return (config?.data as { poke?: string } | undefined)?.poke === poke || undefined;
-        }, `a sync that read poke=${poke}`);
-      }
-      const loomWrites = inRevisionOrder(seen).filter((e) => e.object.metadata.name === name && e.revision > since && e.revision <= last && !ours.has(e.revision));
+      // Syncs the test brings about by annotating the parent, each seen in the ConfigMap it updates.
+      const loomWrites = await parentWritesOverSyncs({
+        seen, name, since: converged.parent.metadata.resourceVersion,
+        poke: (poke) => applyParent(name, {}, { poke }),
+        pokeSeen: async () => ((await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` }))?.data as { poke?: string } | undefined)?.poke,
+      });
       expect(loomWrites.map((e) => e.object.status), 'status writes after convergence').toEqual([]);
       const after = readyOf(await getParent(name));
       expect(after).toEqual(converged.ready);
