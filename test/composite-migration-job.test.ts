@@ -8,12 +8,12 @@
  * `onImmutableChange: Recreate` recreates that Job alone: the Deployment keeps its UID, and the old
  * Job's pods go with it.
  */
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { readinessOf } from '../src/core/index.ts';
+import { APPLY_MODES, startModeHosts } from './support/apply-modes.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { podsOf, reportPods } from './support/pod-status.ts';
 import { parentWritesOverSyncs } from './support/quiet-parent.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
@@ -21,33 +21,24 @@ import { inRevisionOrder, recordWatches, type RecordedEvent } from './support/wa
 
 const LABEL = 'migration-job';
 const PARENT = TEST_PARENT_KINDS.migrating;
-const MODES = [
-  { mode: 'ssa', applyStrategy: 'server-side-apply' },
-  { mode: 'dynamic', applyStrategy: 'dynamic-apply' },
-] as const;
 let clients: TestClients;
-const hosts: TestLoom[] = [];
+let hosts: TestLoom[] = [];
 let namespace: string;
 
 /**
  * Example 3's controller, with the Job type updated in place so that a changed template reaches the
- * API server; the host of `mode` runs it for the parents labelled `apply: <mode>`.
+ * API server. Each apply strategy's host runs a copy for the parents labelled with it.
  */
-const manifest = (mode: string) => `
+const MANIFEST = `
 apiVersion: metacontroller.k8s.io/v1alpha1
 kind: CompositeController
 metadata:
-  name: migration-job-${mode}
-  labels:
-    loom-test: ${LABEL}-${mode}
+  name: migration-job
 spec:
   generateSelector: true
   parentResource:
     apiVersion: ${TEST_GROUP}/v1
     resource: ${PARENT.plural}
-    labelSelector:
-      matchLabels:
-        apply: ${mode}
   childResources:
     - apiVersion: batch/v1
       resource: jobs
@@ -138,17 +129,14 @@ beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, PARENT);
-  for (const { mode, applyStrategy } of MODES) {
-    hosts.push(await startTestLoom(`${LABEL}-${mode}`, { applyStrategy }));
-    await clients.apply(load(manifest(mode)) as KubeObject);
-  }
+  hosts = await startModeHosts(clients, LABEL, MANIFEST);
 });
 
 afterAll(async () => {
   await Promise.all(hosts.map((host) => host.stop()));
 });
 
-describe.each(MODES)('a migration Job before a Deployment with $applyStrategy', ({ mode }) => {
+describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrategy', ({ mode }) => {
   it('holds the Deployment while the Job only runs, creates it once the Job completed, and recreates the Job alone on a template change', async () => {
     const name = `shop-${mode}`;
     const job = `${name}-migrate-7`;

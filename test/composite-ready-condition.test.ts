@@ -8,11 +8,11 @@
  * writes the parent no more: syncs the test brings about (each one seen in a child it updates) change
  * nothing on the parent. A child write the API server refuses makes it `WriteFailed`.
  */
-import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
+import { APPLY_MODES, startModeHosts } from './support/apply-modes.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
-import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
 import { reportPods } from './support/pod-status.ts';
 import { parentWritesOverSyncs } from './support/quiet-parent.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
@@ -20,35 +20,26 @@ import { recordWatches } from './support/watch-record.ts';
 
 const LABEL = 'ready-condition';
 const PARENT = TEST_PARENT_KINDS.readyParent;
-const MODES = [
-  { mode: 'ssa', applyStrategy: 'server-side-apply' },
-  { mode: 'dynamic', applyStrategy: 'dynamic-apply' },
-] as const;
 let clients: TestClients;
-const hosts: TestLoom[] = [];
+let hosts: TestLoom[] = [];
 let namespace: string;
 
 /**
  * The controller as a user writes it. The ConfigMap carries the parent's `poke` annotation (so the
- * test sees each sync that read a new one), and a key the API server refuses when `spec.broken`. The
- * host of `mode` runs it for the parents labelled `apply: <mode>`.
+ * test sees each sync that read a new one), and a key the API server refuses when `spec.broken`. Each
+ * apply strategy's host runs a copy for the parents labelled with it.
  */
-const manifest = (mode: string) => `
+const MANIFEST = `
 apiVersion: metacontroller.k8s.io/v1alpha1
 kind: CompositeController
 metadata:
-  name: ready-condition-${mode}
-  labels:
-    loom-test: ${LABEL}-${mode}
+  name: ready-condition
 spec:
   generateSelector: true
   readyCondition: true
   parentResource:
     apiVersion: ${TEST_GROUP}/v1
     resource: ${PARENT.plural}
-    labelSelector:
-      matchLabels:
-        apply: ${mode}
   childResources:
     - apiVersion: v1
       resource: configmaps
@@ -103,17 +94,14 @@ beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, PARENT);
-  for (const { mode, applyStrategy } of MODES) {
-    hosts.push(await startTestLoom(`${LABEL}-${mode}`, { applyStrategy }));
-    await clients.apply(load(manifest(mode)) as KubeObject);
-  }
+  hosts = await startModeHosts(clients, LABEL, MANIFEST);
 });
 
 afterAll(async () => {
   await Promise.all(hosts.map((host) => host.stop()));
 });
 
-describe.each(MODES)('the Ready condition of a parent whose children have no order, with $applyStrategy', ({ mode }) => {
+describe.each(APPLY_MODES)('the Ready condition of a parent whose children have no order, with $applyStrategy', ({ mode }) => {
   it('stays False naming the unready children until the claim is bound and the Deployment ready, then True, then writes the parent no more; a refused write is WriteFailed', async () => {
     // The parent is named after its apply strategy, whose host alone runs it.
     const name = mode;
