@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeObject } from '../src/api/index.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestLoom, testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { parentReadyWhen, type ParentReady } from './support/parent-ready.ts';
 import { reportPods } from './support/pod-status.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
 import { inRevisionOrder, recordWatches, type RecordedEvent } from './support/watch-record.ts';
@@ -82,19 +83,13 @@ spec:
           )
 `;
 
-interface Condition { type: string; status: string; reason?: string; message?: string; observedGeneration?: number }
-
 const parentRef = (name: string) => ({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
 const getClaim = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name });
 const getStatefulSet = (name: string) => clients.writer.get({ apiVersion: 'apps/v1', kind: 'StatefulSet', namespace, name });
 
 /** The parent's Ready condition once `accept` takes it. */
-function readyWhen(name: string, accept: (c: Condition) => boolean, what: string): Promise<Condition> {
-  return eventually(async () => {
-    const ready = ((await clients.writer.get(parentRef(name)))?.status as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
-    return ready && accept(ready) ? ready : undefined;
-  }, what);
-}
+const readyWhen = async (name: string, accept: (c: ParentReady) => boolean, what: string) =>
+  (await parentReadyWhen(() => clients.writer.get(parentRef(name)), accept, what)).ready;
 
 const bound = (claim: KubeObject): boolean => (claim.status as { phase?: string } | undefined)?.phase === 'Bound';
 

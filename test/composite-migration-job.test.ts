@@ -14,6 +14,7 @@ import { readinessOf } from '../src/core/index.ts';
 import { APPLY_MODES, startModeHosts } from './support/apply-modes.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { parentReadyWhen, type ParentReady } from './support/parent-ready.ts';
 import { podsOf, reportPods } from './support/pod-status.ts';
 import { parentWritesOverSyncs } from './support/quiet-parent.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
@@ -70,8 +71,6 @@ spec:
           )
 `;
 
-interface Condition { type: string; status: string; reason?: string; message?: string; observedGeneration?: number }
-
 const getParent = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
 const getJob = (name: string) => clients.writer.get({ apiVersion: 'batch/v1', kind: 'Job', namespace, name });
 const getDeployment = (name: string) => clients.writer.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name });
@@ -80,16 +79,10 @@ const applyParent = (name: string, mode: string, spec: object, annotations: Reco
 
 /** Whether a Job's status says Complete=True: the readyWhen of the manifest, in the test's words. */
 const complete = (job: KubeObject): boolean =>
-  ((job.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True');
+  ((job.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True');
 
-/** The parent's Ready condition once `accept` takes it, with the parent. */
-function readyWhen(name: string, accept: (c: Condition) => boolean, what: string): Promise<Condition & { parent: KubeObject }> {
-  return eventually(async () => {
-    const parent = await getParent(name);
-    const ready = (parent?.status as { conditions?: Condition[] } | undefined)?.conditions?.find((c) => c.type === 'Ready');
-    return parent && ready && accept(ready) ? { ...ready, parent } : undefined;
-  }, what);
-}
+/** The parent's Ready condition once `accept` takes it. */
+const readyWhen = (name: string, accept: (c: ParentReady) => boolean, what: string) => parentReadyWhen(() => getParent(name), accept, what);
 
 /** The image a Deployment's pods run. */
 const imageOf = (deployment: KubeObject): string | undefined =>
@@ -150,7 +143,7 @@ describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrat
       const running = await started(job);
       // kstatus alone would call a started Job ready; the type's readyWhen does not.
       expect(readinessOf(running).status).toBe('Current');
-      const held = await readyWhen(name, (c) => c.reason === 'ChildrenHeld', 'Ready=False ChildrenHeld');
+      const { ready: held } = await readyWhen(name, (c) => c.reason === 'ChildrenHeld', 'Ready=False ChildrenHeld');
       expect(held).toMatchObject({ status: 'False', observedGeneration: 1 });
       expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${job} \\(InProgress: .*false\\)$`));
       expect(await getDeployment(name)).toBeUndefined();
@@ -161,7 +154,7 @@ describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrat
 
       await reportPods(clients, namespace, `app=${name}`, 'Running');
       const converged = await readyWhen(name, (c) => c.status === 'True', 'Ready=True');
-      expect(converged).toMatchObject({ reason: 'ChildrenReady', message: '2 children are ready', observedGeneration: 1 });
+      expect(converged.ready).toMatchObject({ reason: 'ChildrenReady', message: '2 children are ready', observedGeneration: 1 });
       // Converged in waves, loom leaves the parent alone: syncs the test brings about, each seen in the Job it annotates.
       const loomWrites = await parentWritesOverSyncs({
         seen: seen.filter((e) => e.object.kind === PARENT.kind), name, since: converged.parent.metadata.resourceVersion,
@@ -203,7 +196,7 @@ describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrat
 
       await applyParent(name, mode, { version: '8', args: ['migrate'] });
       await started(`${name}-migrate-8`);
-      const held = await readyWhen(name, (c) => c.reason === 'ChildrenHeld' && c.observedGeneration === 2, 'Ready=False ChildrenHeld for version 8');
+      const { ready: held } = await readyWhen(name, (c) => c.reason === 'ChildrenHeld' && c.observedGeneration === 2, 'Ready=False ChildrenHeld for version 8');
       expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${name}-migrate-8 \\(InProgress: .*false\\)$`));
       await eventually(async () => ((await getJob(`${name}-migrate-7`)) ? undefined : true), "the old version's Job deleted");
       const waiting = await getDeployment(name);

@@ -13,6 +13,7 @@ import type { KubeObject } from '../src/api/index.ts';
 import { APPLY_MODES, startModeHosts } from './support/apply-modes.ts';
 import { createTestNamespace, eventually, testKubeConfig } from './support/cluster.ts';
 import { testClients, type TestClients, type TestLoom } from './support/loom.ts';
+import { parentReadyOf, parentReadyWhen, type ParentReady } from './support/parent-ready.ts';
 import { reportPods } from './support/pod-status.ts';
 import { parentWritesOverSyncs } from './support/quiet-parent.ts';
 import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-crd.ts';
@@ -72,23 +73,12 @@ spec:
           )
 `;
 
-interface Condition { type: string; status: string; reason?: string; message?: string; observedGeneration?: number; lastTransitionTime?: string }
-
 const parentRef = (name: string) => ({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
 const getParent = (name: string) => clients.writer.get(parentRef(name));
 const applyParent = (name: string, spec: object, annotations: Record<string, string> = {}) =>
   clients.apply({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace, annotations, labels: { apply: name } }, spec });
-const readyOf = (parent: KubeObject | undefined) =>
-  ((parent?.status as { conditions?: Condition[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready');
-
 /** The parent and its Ready condition, once `accept` takes them. */
-function readyWhen(name: string, accept: (c: Condition, parent: KubeObject) => boolean, what: string): Promise<{ ready: Condition; parent: KubeObject }> {
-  return eventually(async () => {
-    const parent = await getParent(name);
-    const ready = readyOf(parent);
-    return parent && ready && accept(ready, parent) ? { ready, parent } : undefined;
-  }, what);
-}
+const readyWhen = (name: string, accept: (c: ParentReady, parent: KubeObject) => boolean, what: string) => parentReadyWhen(() => getParent(name), accept, what);
 
 beforeAll(async () => {
   clients = await testClients();
@@ -133,7 +123,7 @@ describe.each(APPLY_MODES)('the Ready condition of a parent whose children have 
         pokeSeen: async () => ((await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: `${name}-config` }))?.data as { poke?: string } | undefined)?.poke,
       });
       expect(loomWrites.map((e) => e.object.status), 'status writes after convergence').toEqual([]);
-      const after = readyOf(await getParent(name));
+      const after = parentReadyOf(await getParent(name));
       expect(after).toEqual(converged.ready);
 
       await applyParent(name, { broken: true });
