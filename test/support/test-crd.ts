@@ -91,6 +91,12 @@ export const TEST_PARENT_KINDS = {
   },
   /** The parents of the per-child lifecycle policy test. */
   lifecyclePolicy: { plural: 'lifecyclepolicies', kind: 'LifecyclePolicy' },
+  /** The parents of the Ready condition test (built-in children, no waves). */
+  readyParent: { plural: 'readyparents', kind: 'ReadyParent' },
+  /** The parents of the migration Job before a Deployment test (type-level readyWhen, waves). */
+  migrating: { plural: 'migratings', kind: 'Migrating' },
+  /** The parents of the claim before a StatefulSet test (waves, Retain). */
+  cache: { plural: 'caches', kind: 'Cache' },
 } as const satisfies Record<string, ParentKind>;
 
 function statusSchema(names: ParentKind): object {
