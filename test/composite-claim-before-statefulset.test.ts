@@ -1,6 +1,7 @@
 /**
- * Worked example 1 of docs/ordering-examples.md on the real control plane, from its manifest: a
- * PersistentVolumeClaim (wave 0, `deletionPolicy: Retain`) before the StatefulSet that mounts it
+ * Worked example 1 of docs/ordering-examples.md on the real control plane, from its manifest less the
+ * snapshot source (the local plane serves no snapshot API): a PersistentVolumeClaim (wave 0,
+ * `deletionPolicy: Retain`) before the StatefulSet that mounts it
  * (wave 1). The StatefulSet is held, and the parent's Ready names it, until the test binds the claim
  * (the plane binds nothing); the order is proven from watch events. Ready turns True once the test
  * reports the StatefulSet's pod ready. Deleting the parent deletes the StatefulSet and releases the
