@@ -13,7 +13,7 @@ import {
 import { boundedJoin } from '../api/index.ts';
 import { errorChain } from '../engine/index.ts';
 import { kstatusJudge, type ReadinessJudge } from '../sync/readiness-judge.ts';
-import { writeInOrder } from './ordered-writes.ts';
+import { writeInOrder } from '../sync/ordered-writes.ts';
 import { recordingWriter } from './written-objects.ts';
 import { inTurns, SLICE_CHILDREN } from './in-turns.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';

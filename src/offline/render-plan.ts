@@ -114,11 +114,13 @@ function actionOf(decision: ChildDecision, method: UpdateMethod): string {
   }
 }
 
-/** One entry per decision, in loom's order (deletions first, then the desired children in order). */
-export function renderPlan(input: RenderPlanInput): PlanEntry[] {
+/**
+ * loom's decisions for the children (`planChildren`), an existing child found unchanged as the module
+ * comment says: what a sync would write, which the order of the writes is stepped through with.
+ */
+export function planDecisions(input: RenderPlanInput): ChildDecision[] {
   const { applyStrategy } = input;
   const desired = new Map(input.desired.map((obj) => [childId(childRefOf(obj)), obj]));
-  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
   const lastApplied = (have: KubeObject): AppliedRecord | undefined => {
     const want = desired.get(childId(childRefOf(have)));
     if (!want) return undefined;
@@ -126,10 +128,16 @@ export function renderPlan(input: RenderPlanInput): PlanEntry[] {
     const unchanged = dryRun && 'result' in dryRun ? jsonEqual(stored(dryRun.result), stored(have)) : jsonEqual(appliedResult(have, want), have);
     return unchanged ? vouchFor(have, want) : undefined;
   };
-  const decisions = planChildren({
+  return planChildren({
     desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy, fieldManager: RENDER_FIELD_MANAGER, policies: input.policies,
     ...(applyStrategy === 'server-side-apply' ? { lastApplied } : {}),
   });
+}
+
+/** One entry per decision of {@link planDecisions}, in loom's order (deletions first, then the desired children in order). */
+export function renderPlan(input: RenderPlanInput, decisions = planDecisions(input)): PlanEntry[] {
+  const desired = new Map(input.desired.map((obj) => [childId(childRefOf(obj)), obj]));
+  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
   return decisions.map((decision) => {
     const id = childId(decision.child);
     return entryOf(decision, input, { have: observed.get(id), want: desired.get(id), dryRun: input.dryRuns?.get(id) });
