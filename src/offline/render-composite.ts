@@ -208,7 +208,7 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
       const planned = await planFor(ctx, { desired, observed, types: recorded.types ?? [], policies });
       recorded.plan = planned.entries;
       recorded.order = await renderOrder({
-        desired, observed, decisions: planned.decisions, declared, ruleOf: (child: KubeObject) => ruleOf(owned, child),
+        desired, observed, decisions: planned.decisions, answerOf: planned.answerOf, declared, ruleOf: (child: KubeObject) => ruleOf(owned, child),
         judge: (objects) => judge.judge(objects, ctx.signal), reportReadiness: controller.spec.readyCondition === true,
       });
       return { failures: [], report: recorded.order?.report };

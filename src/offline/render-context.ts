@@ -7,7 +7,7 @@ import type { ApplyStrategy, ChildDecision, PlanPolicies } from '../core/index.t
 import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { childRefOf } from '../core/index.ts';
-import { childId, planDecisions, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
+import { answerOf, childId, planDecisions, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
 import type { JudgedType } from '../sync/controller-judge.ts';
 import { relatedObjects, type RelatedResult, type RelatedSource } from './render-related.ts';
 import { typeFromDesired, type ResolvedType, type TypeCatalog } from './render-types.ts';
@@ -136,6 +136,8 @@ export interface PlannedWrites {
   decisions: ChildDecision[];
   /** Absent without `--observed`. */
   entries: PlanEntry[] | undefined;
+  /** What the API server would answer to the write of a desired object (`answerOf`). */
+  answerOf: (desired: KubeObject) => KubeObject;
 }
 
 /** The decisions for the owned objects loom would manage, and their plan when `--observed` was given. */
@@ -145,7 +147,12 @@ export async function planFor(ctx: RenderContext, input: { desired: readonly Kub
   const dryRuns = ctx.observed && ctx.dryRun ? await dryRunAll(ctx.dryRun, input, ctx.applyStrategy) : undefined;
   const planInput = { desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns, policies: input.policies };
   const decisions = planDecisions(planInput);
-  return { decisions, entries: ctx.observed ? renderPlan(planInput, decisions) : undefined };
+  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
+  const answer = (desired: KubeObject): KubeObject => {
+    const id = childId(childRefOf(desired));
+    return answerOf(desired, observed.get(id), dryRuns?.get(id), ctx.applyStrategy);
+  };
+  return { decisions, entries: ctx.observed ? renderPlan(planInput, decisions) : undefined, answerOf: answer };
 }
 
 /**

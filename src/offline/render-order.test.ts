@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/index.ts';
 import { readinessOf, type Readiness } from '../core/index.ts';
 import { renderOrder, type RenderOrderInput } from './render-order.ts';
-import { planDecisions } from './render-plan.ts';
+import { answerOf, planDecisions } from './render-plan.ts';
 import { RenderError } from './render-error.ts';
 
 const declared = [{ apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'db.example.com/v1', kind: 'Database' }];
@@ -16,7 +16,11 @@ const kstatus = (objects: KubeObject[]): Promise<Readiness[]> => Promise.resolve
 /** The input of a render whose `desired` and `observed` are as given, decided as loom's plan decides. */
 function input(desired: KubeObject[], observed: KubeObject[] = [], over: Partial<RenderOrderInput> = {}): RenderOrderInput {
   const decisions = planDecisions({ desired, observed, methodFor: () => 'InPlace', applyStrategy: 'server-side-apply' });
-  return { desired, observed, decisions, declared, ruleOf: () => undefined, judge: kstatus, reportReadiness: false, ...over };
+  const have = (want: KubeObject) => observed.find((o) => o.kind === want.kind && o.metadata.name === want.metadata.name);
+  return {
+    desired, observed, decisions, answerOf: (want) => answerOf(want, have(want), undefined, 'server-side-apply'),
+    declared, ruleOf: () => undefined, judge: kstatus, reportReadiness: false, ...over,
+  };
 }
 
 describe('renderOrder', () => {
@@ -49,6 +53,14 @@ describe('renderOrder', () => {
     const order = await renderOrder(input(desired));
     expect(order?.held).toEqual([]);
     expect(order?.readiness.map((line) => line.readiness)).toEqual(['Current: ConfigMap: exists', 'Current: ConfigMap: exists']);
+  });
+
+  it('judges a child it updates from what the write would make of it, not as observed', async () => {
+    const desired = [cm('settings', { 'loom.dev/wave': '0' }, { version: '2' }), cm('app', { 'loom.dev/wave': '1' })];
+    const versionTwo = (objects: KubeObject[]) => Promise.resolve(objects.map((o): Readiness => ((o.data as Record<string, string> | undefined)?.version === '2' ? { status: 'Current', message: '' } : { status: 'InProgress', message: 'version is not 2' })));
+    const order = await renderOrder(input(desired, [cm('settings', { 'loom.dev/wave': '0' }, { version: '1' })], { judge: versionTwo }));
+    expect(order?.held).toEqual([]);
+    expect(order?.readiness[0]?.readiness).toBe('Current');
   });
 
   it('holds no child that needs no write, as the sync settles it from the start', async () => {

@@ -1,9 +1,9 @@
 /**
  * The order of a render's child writes (docs/ordering-and-readiness.md, "Offline"): the children's order
  * checked as a sync checks it, then loom's own stepping (sync/ordered-writes.ts) over writes that are
- * recorded, not made. A written child is judged from what a render knows of it — its observed object,
- * else its desired one, as the API server's answer is not there to judge — through the judge of the hook
- * request (`readyWhen` included). The result is the report the parent's Ready condition is made of, and
+ * recorded, not made. A written child is judged from the answer its write would get, as far as the render
+ * knows it (`answerOf`: a server-side dry run's under `loom plan`, else the desired object merged onto the
+ * observed one, else the desired object), through the judge of the hook request (`readyWhen` included). The result is the report the parent's Ready condition is made of, and
  * what the render prints: each desired child with its wave and readiness, and the holds.
  */
 import type { ChildPolicies, KubeObject } from '../api/index.ts';
@@ -21,6 +21,8 @@ export interface RenderOrderInput {
   observed: readonly KubeObject[];
   /** loom's decisions for them (`planDecisions`). */
   decisions: readonly ChildDecision[];
+  /** What the API server would answer to the write of a desired child (`answerOf`). */
+  answerOf: (desired: KubeObject) => KubeObject;
   declared: readonly DeclaredKind[];
   ruleOf: (child: KubeObject) => ChildPolicies | undefined;
   /** The request's readiness judge. */
@@ -78,7 +80,10 @@ export async function renderOrder(input: RenderOrderInput): Promise<RenderOrder 
   const written = await writeInOrder({
     order, removals, decisions: input.decisions, observed,
     execute: (round) => Promise.resolve(round.map((d) => ({ child: d.child, action: d.action, wrote: true }))),
-    writtenOf: (key) => observed.get(key) ?? desired.get(key),
+    writtenOf: (key) => {
+      const want = desired.get(key);
+      return want && input.answerOf(want);
+    },
     judge: input.judge,
   });
   const report: ChildrenReport = { ordered, children: written.children, held: written.held, failed: [] };

@@ -93,6 +93,19 @@ function applied(have: KubeObject, want: KubeObject, dryRun: DryRunAnswer | unde
 }
 
 /**
+ * What the API server would answer to loom's write of `want` (the object an ordered sync judges):
+ * the dry run's answer when there is one, else what the write makes of the observed child `have`
+ * (see the module comment), else `want` itself.
+ */
+export function answerOf(want: KubeObject, have: KubeObject | undefined, dryRun: DryRunAnswer | undefined, strategy: ApplyStrategy): KubeObject {
+  const answer = dryRun && 'result' in dryRun ? dryRun.result : have ? resultOf(have, want, strategy) : want;
+  // A write gives the object a version of its own, which neither a dry run nor a render knows: the
+  // observed one left on it would pass for the observed object (readyWhen verdicts are kept per version).
+  const { resourceVersion: _r, ...metadata } = answer.metadata;
+  return { ...answer, metadata };
+}
+
+/**
  * A record vouching for `observed` exactly as it is, so `planChildren` finds it up to date. loom keeps
  * such records for what it applied; render vouches for a child the apply would not change. The
  * observed file may lack uid and resourceVersion: the record then matches their absence.
