@@ -130,6 +130,27 @@ describe('loom plan', () => {
     expect(await clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'second-extra' })).toBeUndefined();
   });
 
+  it('shows an ordered controller\'s waves, readiness (readyWhen on the dry run\'s answer), holds and Ready condition', async () => {
+    const base = controller('3', '2');
+    const [configMaps, quotas] = base.spec.childResources;
+    const ordered = {
+      ...base, spec: { ...base.spec, readyCondition: true, childResources: [{ ...configMaps, readyWhen: 'data.version = "2"' }, { ...quotas, wave: 1 }] },
+    };
+    const { code, reports, stderr } = await planOfManifest(ordered);
+    expect(code, stderr).toBe(0);
+    const report = reports[`${KIND.kind} ${namespace}/first`] as unknown as { readiness: unknown[]; held: string[]; status: { conditions: unknown[] } };
+    const notReady = expect.stringMatching(/^InProgress: .*spec\.childResources\[0\]\.readyWhen is false$/) as unknown;
+    expect(report.readiness).toEqual([
+      { child: `ConfigMap ${namespace}/first-config`, wave: 0, readiness: notReady },
+      { child: `ResourceQuota ${namespace}/first-quota`, wave: 1, readiness: expect.stringMatching(/^Current/) as unknown, held: true },
+    ]);
+    expect(report.held).toEqual([expect.stringMatching(new RegExp(`^ResourceQuota ${namespace}/first-quota waits for ConfigMap ${namespace}/first-config \\(InProgress: .*readyWhen is false\\)$`))]);
+    expect(report.status.conditions).toEqual([{ type: 'Ready', status: 'False', reason: 'ChildrenHeld', message: report.held[0], observedGeneration: 1 }]);
+    // The version the readyWhen waits for is ready once written: nothing is held.
+    const settled = await planOfManifest({ ...ordered, spec: { ...ordered.spec, hooks: controller('2', '2').spec.hooks } });
+    expect((settled.reports[`${KIND.kind} ${namespace}/first`] as unknown as { held: string[] }).held).toEqual([]);
+  });
+
   it('plans nothing for the manifest the cluster runs', async () => {
     const { code, reports, stderr } = await planOf('1', '1', '--exit-code');
     expect(stderr).toContain('loom plan: 2 parents, 0 changes');

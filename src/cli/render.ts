@@ -52,7 +52,10 @@ Output (YAML on stdout; notes on stderr): hook (sync or finalize), finalizer (a 
 related (objects the customize rules picked), children with status (observedGeneration set) for a
 CompositeController, or labels, annotations, status (null: left alone), targetChanges and
 attachments for a DecoratorController; resyncAfterSeconds, finalized, claims (observed objects
-loom adopts, releases or ignores), plan. Exit 1 names the file and field, or the failing hook.
+loom adopts, releases or ignores), plan; when children use waves or dependsOn, or the controller sets
+spec.readyCondition: the Ready condition in status, readiness (each desired child's wave and
+readiness) and held (what a sync would hold, and what for). Exit 1 names the file and field, or the
+failing hook.
 `;
 
 const RENDER_FLAGS: FlagSpec = {

@@ -16,7 +16,9 @@ Plans a changed CompositeController or DecoratorController against a live cluste
 (targets) and their children (attachments), runs the manifest's hooks for each, and prints per
 parent what loom would create, update, recreate, leave alone or delete, with a field diff. With
 server-side apply every write is tried as a server-side dry run, so defaulting and admission count:
-a write the API server would refuse says why (refused). Writes nothing.
+a write the API server would refuse says why (refused). Children in waves or dependsOn (or
+spec.readyCondition) add each child's wave and readiness, what a sync would hold, and the parent's
+Ready condition, as loom render shows them. Writes nothing.
 
   --controller FILE   the controller manifest to plan (the changed one)
   --hook-module FILE  serve its webhook hooks from this module (as for loom render)

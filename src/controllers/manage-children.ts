@@ -13,7 +13,7 @@ import {
 import { boundedJoin } from '../api/index.ts';
 import { errorChain } from '../engine/index.ts';
 import { kstatusJudge, type ReadinessJudge } from '../sync/readiness-judge.ts';
-import { writeInOrder } from './ordered-writes.ts';
+import { writeInOrder } from '../sync/ordered-writes.ts';
 import { recordingWriter } from './written-objects.ts';
 import { inTurns, SLICE_CHILDREN } from './in-turns.ts';
 import type { ReadonlyObjectStore, ResourceType } from '../kube/index.ts';
@@ -122,7 +122,7 @@ async function planFor(manager: ChildManager, allDesired: KubeObject[], observed
 
 /**
  * Converges `observed` to `allDesired`. Children that ask for no order are written all at once, as
- * Metacontroller writes them; otherwise in order (`ordered-writes.ts`), and what is held is reported.
+ * Metacontroller writes them; otherwise in order (`sync/ordered-writes.ts`), and what is held is reported.
  */
 export async function manageChildren(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<ManagedChildren> {
   const ordering = childOrderOf(orderInput(manager, allDesired));

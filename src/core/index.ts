@@ -29,7 +29,7 @@ export { decorates, isAttachmentOf, attachmentAnnotations, planTargetWrites, typ
 export { revisionSelector, revisionSet, type ParentResource, type RevisionParent, type RevisionSet, type RevisionSetInput } from './controller-revisions.ts';
 export { usesRollingUpdates, planRollout, type RolloutInput, type RolloutPlan } from './rolling-update.ts';
 export { type RevisionChildRef, type RevisionWrite } from './revision-claims.ts';
-export { type UpdatedCondition, type UpdatedReason } from './updated-condition.ts';
+export { StatusConditionsError, type UpdatedCondition, type UpdatedReason } from './updated-condition.ts';
 export { isSpecOrMetaChange } from './spec-or-meta-change.ts';
 export { conflictingClaim, sameParentType, type ParentClaim } from './parent-owner.ts';
 export { withoutManagedFieldsUnlessTakenOver } from './ownership-takeover.ts';

@@ -49,6 +49,14 @@ describe('readyCondition', () => {
     expect(readyCondition({ report: report(), generation: 1, current: before, now: NOW }).lastTransitionTime).toBe('2026-11-27T06:00:00Z');
   });
 
+  it('without a clock keeps the time the status has, and leaves a new one out', () => {
+    const before = { conditions: [{ type: 'Ready', status: 'False', reason: 'ChildrenHeld', message: 'old', lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+    expect(readyCondition({ report: report({ failed: ['x'] }), generation: 1, current: before }).lastTransitionTime).toBe('2026-01-01T00:00:00Z');
+    expect(readyCondition({ report: report(), generation: 1, current: before })).toEqual({
+      type: 'Ready', status: 'True', reason: 'ChildrenReady', message: '2 children are ready', observedGeneration: 1,
+    });
+  });
+
   it('leaves observedGeneration out for a parent without a generation', () => {
     expect(readyCondition({ report: report(), generation: undefined, current: undefined, now: NOW })).not.toHaveProperty('observedGeneration');
   });

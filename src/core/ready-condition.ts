@@ -84,8 +84,11 @@ export interface ReadyConditionInput {
   generation: number | undefined;
   /** The parent's status now: its `Ready` condition's time is kept while the status stays. */
   current: unknown;
-  /** Milliseconds since the epoch. */
-  now: number;
+  /**
+   * Milliseconds since the epoch. Absent (an offline render, which has no clock to go by): a
+   * `lastTransitionTime` the status keeps is kept, and a new one is left out.
+   */
+  now?: number | undefined;
 }
 
 /** The `Ready` condition of a parent after a sync. */
@@ -95,7 +98,8 @@ export function readyCondition(input: ReadyConditionInput): JsonObject & { type:
   const kept = previous?.status === status && typeof previous.lastTransitionTime === 'string' ? previous.lastTransitionTime : undefined;
   const condition: JsonObject & { type: string } = { type: READY_CONDITION_TYPE, status, reason, message };
   if (input.generation !== undefined) condition.observedGeneration = input.generation;
-  condition.lastTransitionTime = kept ?? timestamp(input.now);
+  const time = kept ?? (input.now === undefined ? undefined : timestamp(input.now));
+  if (time !== undefined) condition.lastTransitionTime = time;
   return condition;
 }
 

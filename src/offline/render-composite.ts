@@ -17,14 +17,16 @@ import { rollingAnswer } from '../sync/rollout.ts';
 import { syncParent } from '../sync/composite-sync.ts';
 import type { CompositeSyncPorts } from '../sync/composite-ports.ts';
 import {
-  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, planPoliciesFor, usesRollingUpdates, type RevisionWrite,
+  desiredStatus, finalizerName, isBuiltInGroup, normaliseDesiredChildren, ParentSelectorError, planPoliciesFor, StatusConditionsError, usesRollingUpdates,
+  wantsReadyCondition, withReadyCondition, type ChildrenReport, type RevisionWrite,
 } from '../core/index.ts';
 import { compositeClaims, type Claims } from './render-claims.ts';
 import {
   asLoomWouldHaveIt, judgedTypes, knownTypes, noteNoPlan, ownedTypes, planFor, relatedFor, ruleOf, withFinalizer, type PlannedType, type RenderContext, type RenderReport,
 } from './render-context.ts';
 import { RenderError, throwIfAny } from './render-error.ts';
-import { renderHolds } from './render-holds.ts';
+import { renderOrder, type RenderOrder } from './render-order.ts';
+import type { PlanEntry } from './render-plan.ts';
 import { callRenderHook } from './render-hook-call.ts';
 import type { RelatedResult } from './render-related.ts';
 
@@ -52,14 +54,37 @@ function desiredChildren(ctx: RenderContext, input: { parent: KubeObject; respon
   return result.children;
 }
 
-/** A built-in type's status belongs to Kubernetes' own controllers: a hook saying nothing leaves it alone. */
-function statusOf(ctx: RenderContext, parent: KubeObject, hookStatus: CompositeHookResponse['status']): unknown {
+/**
+ * The status loom would write (as controllers/composite/parent-writes.ts makes it): the hook's, with
+ * `observedGeneration`, and the Ready condition when the controller wants one. A built-in type's status
+ * belongs to Kubernetes' own controllers: a hook saying nothing leaves it alone.
+ */
+function statusOf(ctx: RenderContext, parent: KubeObject, hookStatus: CompositeHookResponse['status'], ready: { report: ChildrenReport | undefined; wanted: boolean | undefined }): unknown {
   const group = groupOf(parent.apiVersion);
   if (hookStatus === null && isBuiltInGroup(group)) {
     ctx.notes.push(`the hook returned no status: loom leaves the status of a built-in ${parent.kind} alone`);
     return undefined;
   }
-  return desiredStatus({ hookStatus, generation: parent.metadata.generation });
+  const { generation } = parent.metadata;
+  const status = desiredStatus({ hookStatus, generation });
+  if (!wantsReadyCondition(ready.report, ready.wanted)) return status;
+  return readyStatus(ctx, status, { report: ready.report, generation, current: parent.status });
+}
+
+/**
+ * The status with loom's Ready condition. A render has no clock: a `lastTransitionTime` the parent's
+ * Ready condition keeps is kept, a new one is left out (a note says so) rather than made up.
+ */
+function readyStatus(ctx: RenderContext, status: ReturnType<typeof desiredStatus>, input: { report: ChildrenReport; generation: number | undefined; current: unknown }): unknown {
+  try {
+    const withReady = withReadyCondition(status, input);
+    const ready = (withReady.conditions as { type?: unknown; lastTransitionTime?: unknown }[]).find((c) => c.type === 'Ready');
+    if (ready?.lastTransitionTime === undefined) ctx.notes.push('status.conditions: the Ready condition has no lastTransitionTime: loom sets it to the time of its status write');
+    return withReady;
+  } catch (error) {
+    if (!(error instanceof StatusConditionsError)) throw error;
+    throw new RenderError(`sync hook: ${error.message}`, { cause: error });
+  }
 }
 
 /** The type of loom's ControllerRevisions, as a render resolves types. */
@@ -121,9 +146,9 @@ interface Recorded {
   resyncAfterSeconds?: number | undefined;
   finalized?: boolean | undefined;
   claims?: Claims | undefined;
-  plan?: Awaited<ReturnType<typeof planFor>>;
-  /** Children the sync would hold, and what for (`render-holds.ts`). */
-  held?: string[] | undefined;
+  plan?: PlanEntry[] | undefined;
+  /** The order of the child writes, the children's readiness and holds (`render-order.ts`). */
+  order?: RenderOrder | undefined;
 }
 
 /**
@@ -179,14 +204,18 @@ function offlinePorts(ctx: RenderContext, controller: CompositeController, paren
     manageChildren: async ({ parent: owner, desired }) => {
       const observed = recorded.claims?.observed ?? [];
       const declared = (recorded.types ?? []).map(({ type }) => type);
-      recorded.held = renderHolds({ desired, observed, declared, ruleOf: (child: KubeObject) => ruleOf(owned, child) });
       const policies = planPoliciesFor((obj) => ruleOf(owned, obj), owner);
-      recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [], policies });
-      return { failures: [] };
+      const planned = await planFor(ctx, { desired, observed, types: recorded.types ?? [], policies });
+      recorded.plan = planned.entries;
+      recorded.order = await renderOrder({
+        desired, observed, decisions: planned.decisions, answerOf: planned.answerOf, declared, ruleOf: (child: KubeObject) => ruleOf(owned, child),
+        judge: (objects) => judge.judge(objects, ctx.signal), reportReadiness: controller.spec.readyCondition === true,
+      });
+      return { failures: [], report: recorded.order?.report };
     },
     childRule: (child) => ruleOf(owned, child),
-    writeStatus: (obj, hookStatus) => {
-      recorded.status = statusOf(ctx, obj, hookStatus);
+    writeStatus: (obj, hookStatus, { report }) => {
+      recorded.status = statusOf(ctx, obj, hookStatus, { report, wanted: controller.spec.readyCondition });
       return Promise.resolve();
     },
   };
@@ -227,6 +256,7 @@ export async function renderComposite(ctx: RenderContext, controller: CompositeC
     claims: claimsOf(recorded),
     revisions: recorded.revisions,
     plan: recorded.plan,
-    held: recorded.held,
+    readiness: recorded.order?.readiness,
+    held: recorded.order?.held,
   };
 }

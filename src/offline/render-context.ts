@@ -3,11 +3,11 @@
  * customize step over `--related`, child types resolved offline, and the plan of the owned objects.
  */
 import type { ChildPolicies, Hook, KubeObject, ResourceRule, UpdateMethod } from '../api/index.ts';
-import type { ApplyStrategy, PlanPolicies } from '../core/index.ts';
+import type { ApplyStrategy, ChildDecision, PlanPolicies } from '../core/index.ts';
 import type { RenderRunners } from './render-hooks.ts';
 import type { LoadedController } from './render-inputs.ts';
 import { childRefOf } from '../core/index.ts';
-import { childId, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
+import { answerOf, childId, planDecisions, renderPlan, type DryRunApply, type DryRuns, type PlanEntry } from './render-plan.ts';
 import type { JudgedType } from '../sync/controller-judge.ts';
 import { relatedObjects, type RelatedResult, type RelatedSource } from './render-related.ts';
 import { typeFromDesired, type ResolvedType, type TypeCatalog } from './render-types.ts';
@@ -131,13 +131,28 @@ export function noteNoPlan(ctx: RenderContext): void {
   if (ctx.observed) ctx.notes.push('no plan: the parent is being deleted, so loom leaves its children to the garbage collector');
 }
 
-/** The plan of the owned objects loom would manage, when `--observed` was given. */
-export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[]; policies?: PlanPolicies }): Promise<PlanEntry[] | undefined> {
-  if (!ctx.observed) return undefined;
+/** What a sync would do to the owned objects: loom's decisions, and the plan printed when `--observed` was given. */
+export interface PlannedWrites {
+  decisions: ChildDecision[];
+  /** Absent without `--observed`. */
+  entries: PlanEntry[] | undefined;
+  /** What the API server would answer to the write of a desired object (`answerOf`). */
+  answerOf: (desired: KubeObject) => KubeObject;
+}
+
+/** The decisions for the owned objects loom would manage, and their plan when `--observed` was given. */
+export async function planFor(ctx: RenderContext, input: { desired: readonly KubeObject[]; observed: readonly KubeObject[]; types: readonly PlannedType[]; policies?: PlanPolicies }): Promise<PlannedWrites> {
   const methodFor = (apiVersion: string, kind: string): UpdateMethod =>
     input.types.find(({ type }) => type.apiVersion === apiVersion && type.kind === kind)?.method ?? 'OnDelete';
-  const dryRuns = ctx.dryRun ? await dryRunAll(ctx.dryRun, input, ctx.applyStrategy) : undefined;
-  return renderPlan({ desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns, policies: input.policies });
+  const dryRuns = ctx.observed && ctx.dryRun ? await dryRunAll(ctx.dryRun, input, ctx.applyStrategy) : undefined;
+  const planInput = { desired: input.desired, observed: input.observed, methodFor, applyStrategy: ctx.applyStrategy, dryRuns, policies: input.policies };
+  const decisions = planDecisions(planInput);
+  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
+  const answer = (desired: KubeObject): KubeObject => {
+    const id = childId(childRefOf(desired));
+    return answerOf(desired, observed.get(id), dryRuns?.get(id), ctx.applyStrategy);
+  };
+  return { decisions, entries: ctx.observed ? renderPlan(planInput, decisions) : undefined, answerOf: answer };
 }
 
 /**

@@ -19,6 +19,7 @@ import { diffPaths } from './render-diff.ts';
 import { RenderError } from './render-error.ts';
 import { callRenderHook } from './render-hook-call.ts';
 import type { RelatedResult } from './render-related.ts';
+import type { PlanEntry } from './render-plan.ts';
 
 /** The `spec.resources` rules of the target's type; an error when there are none. */
 function rulesForTarget(ctx: RenderContext, controller: DecoratorController): DecoratorController['spec']['resources'] {
@@ -59,7 +60,7 @@ interface Recorded {
   finalized?: boolean | undefined;
   claims?: Claims;
   writes?: TargetWrites;
-  plan?: Awaited<ReturnType<typeof planFor>>;
+  plan?: PlanEntry[] | undefined;
 }
 
 /**
@@ -111,7 +112,7 @@ function offlinePorts(ctx: RenderContext, controller: DecoratorController, targe
       return Promise.resolve(writes.target);
     },
     manageAttachments: async (_obj, desired, observed) => {
-      recorded.plan = await planFor(ctx, { desired, observed, types: recorded.types ?? [] });
+      recorded.plan = (await planFor(ctx, { desired, observed, types: recorded.types ?? [] })).entries;
       return [];
     },
   };

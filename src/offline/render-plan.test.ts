@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/index.ts';
 import { planPoliciesFor, type UpdateMethod } from '../core/index.ts';
-import { renderPlan } from './render-plan.ts';
+import { answerOf, renderPlan } from './render-plan.ts';
 
 function configMap(name: string, data: Record<string, string>, metadata: Partial<KubeObject['metadata']> = {}): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'ns', ...metadata }, data };
@@ -44,5 +44,19 @@ describe('renderPlan', () => {
     ];
     const plan = renderPlan({ desired: [], observed, methodFor: method('InPlace'), applyStrategy: 'server-side-apply', policies: planPoliciesFor(() => undefined, parent) });
     expect(plan.map((e) => `${e.child}: ${e.action}`)).toEqual(['ConfigMap ns/a: release', 'ConfigMap ns/b: left alone (retain)', 'ConfigMap ns/c: delete']);
+  });
+});
+
+describe('answerOf', () => {
+  const observed = configMap('a', { x: '1' }, { uid: 'u', resourceVersion: '7' });
+
+  it('is what the write makes of the observed child, without the version the write replaces', () => {
+    expect(answerOf(configMap('a', { x: '2' }), observed, undefined, 'server-side-apply')).toEqual(configMap('a', { x: '2' }, { uid: 'u' }));
+  });
+
+  it('is the dry run\'s answer when there is one, and the desired object for a create', () => {
+    const stored = configMap('a', { x: '3' }, { uid: 'u', resourceVersion: '7' });
+    expect(answerOf(configMap('a', { x: '2' }), observed, { result: stored }, 'server-side-apply')).toEqual(configMap('a', { x: '3' }, { uid: 'u' }));
+    expect(answerOf(configMap('b', {}), undefined, { refused: 'no' }, 'dynamic-apply')).toEqual(configMap('b', {}));
   });
 });

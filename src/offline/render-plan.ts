@@ -93,6 +93,19 @@ function applied(have: KubeObject, want: KubeObject, dryRun: DryRunAnswer | unde
 }
 
 /**
+ * What the API server would answer to loom's write of `want` (the object an ordered sync judges):
+ * the dry run's answer when there is one, else what the write makes of the observed child `have`
+ * (see the module comment), else `want` itself.
+ */
+export function answerOf(want: KubeObject, have: KubeObject | undefined, dryRun: DryRunAnswer | undefined, strategy: ApplyStrategy): KubeObject {
+  const answer = dryRun && 'result' in dryRun ? dryRun.result : have ? resultOf(have, want, strategy) : want;
+  // A write gives the object a version of its own, which neither a dry run nor a render knows: the
+  // observed one left on it would pass for the observed object (readyWhen verdicts are kept per version).
+  const { resourceVersion: _r, ...metadata } = answer.metadata;
+  return { ...answer, metadata };
+}
+
+/**
  * A record vouching for `observed` exactly as it is, so `planChildren` finds it up to date. loom keeps
  * such records for what it applied; render vouches for a child the apply would not change. The
  * observed file may lack uid and resourceVersion: the record then matches their absence.
@@ -114,11 +127,13 @@ function actionOf(decision: ChildDecision, method: UpdateMethod): string {
   }
 }
 
-/** One entry per decision, in loom's order (deletions first, then the desired children in order). */
-export function renderPlan(input: RenderPlanInput): PlanEntry[] {
+/**
+ * loom's decisions for the children (`planChildren`), an existing child found unchanged as the module
+ * comment says: what a sync would write, which the order of the writes is stepped through with.
+ */
+export function planDecisions(input: RenderPlanInput): ChildDecision[] {
   const { applyStrategy } = input;
   const desired = new Map(input.desired.map((obj) => [childId(childRefOf(obj)), obj]));
-  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
   const lastApplied = (have: KubeObject): AppliedRecord | undefined => {
     const want = desired.get(childId(childRefOf(have)));
     if (!want) return undefined;
@@ -126,10 +141,16 @@ export function renderPlan(input: RenderPlanInput): PlanEntry[] {
     const unchanged = dryRun && 'result' in dryRun ? jsonEqual(stored(dryRun.result), stored(have)) : jsonEqual(appliedResult(have, want), have);
     return unchanged ? vouchFor(have, want) : undefined;
   };
-  const decisions = planChildren({
+  return planChildren({
     desired: input.desired, observed: input.observed, methodFor: input.methodFor, applyStrategy, fieldManager: RENDER_FIELD_MANAGER, policies: input.policies,
     ...(applyStrategy === 'server-side-apply' ? { lastApplied } : {}),
   });
+}
+
+/** One entry per decision of {@link planDecisions}, in loom's order (deletions first, then the desired children in order). */
+export function renderPlan(input: RenderPlanInput, decisions = planDecisions(input)): PlanEntry[] {
+  const desired = new Map(input.desired.map((obj) => [childId(childRefOf(obj)), obj]));
+  const observed = new Map(input.observed.map((obj) => [childId(childRefOf(obj)), obj]));
   return decisions.map((decision) => {
     const id = childId(decision.child);
     return entryOf(decision, input, { have: observed.get(id), want: desired.get(id), dryRun: input.dryRuns?.get(id) });

@@ -5,6 +5,8 @@
  * answer, any other from the cache. Rounds go on while the answers show children ready, so waves of
  * objects that are ready at once cost no extra sync; what stays held is not written, and is reported.
  * Without order the first round is the whole plan: the same writes in the same order as unordered.
+ * The running controller executes the rounds (controllers/manage-children.ts); `loom render` and
+ * `loom plan` record them (offline/render-order.ts), so both step through the same order.
  */
 import type { KubeObject } from '../api/index.ts';
 import { PlanStoppedError, type ChildOutcome } from '../apply/index.ts';
