@@ -104,6 +104,22 @@ describe('readyWhen: a bad or hostile expression makes its object Unknown, bound
     await expect(readyWhen('true').judge(database({}), never)).resolves.toMatchObject({ readiness: { status: 'Current' } });
   }, 60_000);
 
+  it('gives the same verdict each time while the expression rests after ending its process', async () => {
+    // A verdict that changed with the clock would change the parent's Ready condition at every sync.
+    const rule = readyWhen('{"n": $count($split($pad("a", 150000000), ""))}');
+    const object = database({});
+    await rule.judge(object, never);
+    await rule.judge(object, never);
+    await time.advance(1_000);
+    await rule.judge(object, never);
+    const first = await rule.judge(object, never);
+    await time.advance(1_500);
+    const second = await rule.judge(object, never);
+    expect(first.readiness.status).toBe('Unknown');
+    expect(first.readiness.message).toMatch(/rests before it is evaluated again\)$/);
+    expect(second).toEqual(first);
+  }, 60_000);
+
   it('is Unknown, not a rejection, once released', async () => {
     const rule = readyWhen('true');
     rule.release();
