@@ -78,6 +78,16 @@ describe('readyWhen: what the result means', () => {
     await expect(rule.judge(behind, never)).resolves.toMatchObject({ readiness: { status: 'InProgress' } });
   });
 
+  it.each([
+    ['$millis()', '$millis() > 0', false],
+    ['$now()', '$now() > "2000"', false],
+    ['$random()', '$random() < 2', false],
+    ['no clock ($fromMillis is pure)', '$fromMillis(0) = "1970-01-01T00:00:00.000Z"', true],
+  ])('says whether a verdict of an expression using %s lasts', async (_name, expression, lasting) => {
+    // Judged again at the next sync, a verdict that depends on the time must not be remembered.
+    await expect(readyWhen(expression).judge(database({}), never)).resolves.toEqual({ readiness: { status: 'Current', message: `${SOURCE} is true` }, lasting });
+  });
+
   it('throws a compile error naming where the expression is written', () => {
     expect(() => readyWhen('status.phase = ')).toThrow(JsonataCompileError);
     expect(() => readyWhen('status.phase = ')).toThrow(new RegExp(`^${SOURCE.replace(/[.[\]]/g, '\\$&')}: JSONata syntax error at line 1`));
