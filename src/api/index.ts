@@ -7,6 +7,7 @@ export * from './label-selector.ts';
 export { selectorsDisjoint } from './selector-overlap.ts';
 export * from './well-known.ts';
 export { closestMatch } from './did-you-mean.ts';
+export { LruMap } from './lru-map.ts';
 export { InvalidDurationError, parseDuration } from './duration.ts';
 export * from './controller-spec.ts';
 export type { ControllerRevision, ControllerRevisionChildren } from './controller-revision.ts';

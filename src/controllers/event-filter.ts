@@ -6,7 +6,7 @@
  * existed. A forgotten object starts again with a full burst.
  */
 import type { Clock } from '../engine/index.ts';
-import { LruMap } from '../kube/index.ts';
+import { LruMap } from '../api/index.ts';
 
 /** Settings of the filter. */
 export interface EventFilterOptions {

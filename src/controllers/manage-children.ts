@@ -8,7 +8,7 @@ import { objectKey, type ChildPolicies, type KubeObject, type UpdateMethod } fro
 import { childKey, executePlan, type AppliedRecords, type ChildOutcome } from '../apply/index.ts';
 import {
   childOrderOf, childRefOf, fingerprintOf, orderKeyOf, planChildrenInSlices, removalOrderOf,
-  type ChildDecision, type ChildOrder, type ChildRef, type ChildrenReport, type PlanPolicies,
+  type ChildDecision, type ChildOrder, type ChildRef, type ChildrenReport, type PlanPolicies, type Readiness,
 } from '../core/index.ts';
 import { boundedJoin } from '../api/index.ts';
 import { errorChain } from '../engine/index.ts';
@@ -109,10 +109,24 @@ function executeOptions(manager: ChildManager, observed: readonly KubeObject[]) 
   };
 }
 
-/** The decisions of one sync (docs/concepts.md, "Applying children"). */
-async function planFor(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<ChildDecision[]> {
+/** The desired children awaiting the cache, by order key, with their key in the applied records. */
+function awaitingOf(manager: ChildManager, allDesired: readonly KubeObject[]): Map<string, string> {
+  if (manager.host.settings.applyStrategy !== 'server-side-apply') return new Map();
+  const awaiting = allDesired.filter((d) => awaitingCache(manager, d)).map(childRefOf);
+  return new Map(awaiting.map((ref) => [orderKeyOf(ref), childKey(ref)]));
+}
+
+/** Keeps the verdict of a write's answer with its applied record, while the record is of that answer. */
+function rememberVerdict(records: AppliedRecords, object: KubeObject, readiness: Readiness): void {
+  const key = childKey(childRefOf(object));
+  const record = records.get(key);
+  if (record && record.uid === object.metadata.uid && record.resourceVersion === object.metadata.resourceVersion) records.set(key, { ...record, readiness });
+}
+
+/** The decisions of one sync (docs/concepts.md, "Applying children"), bar the children awaiting the cache. */
+async function planFor(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[], awaiting: ReadonlyMap<string, string>): Promise<ChildDecision[]> {
   const { applyStrategy, fieldManager } = manager.host.settings;
-  const desired = applyStrategy === 'server-side-apply' ? allDesired.filter((d) => !awaitingCache(manager, d)) : allDesired;
+  const desired = allDesired.filter((d) => !awaiting.has(orderKeyOf(childRefOf(d))));
   const methodFor = (apiVersion: string, kind: string) => typeOf(manager, apiVersion, kind)?.rule.updateStrategy.method ?? 'OnDelete';
   return inTurns(planChildrenInSlices({
     desired, observed, methodFor, applyStrategy, fieldManager, lastApplied: (child) => manager.records.get(childKey(childRefOf(child))),
@@ -130,13 +144,14 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
     const error = new ChildOrderError(ordering.problems);
     return { failures: [error], report: { ordered: true, children: [], held: [], failed: [error.message], invalidOrder: ordering.problems } };
   }
-  const decisions = await planFor(manager, allDesired, observed);
+  const awaiting = awaitingOf(manager, allDesired);
+  const decisions = await planFor(manager, allDesired, observed, awaiting);
   const options = executeOptions(manager, observed);
   const removals = removalOrderOf(orderInput(manager, deleted(decisions, observed)));
   if (!ordering.order.ordered && !removals.ordered && !manager.reportReadiness) {
     return { failures: tally(manager, await executePlan({ ...options, decisions, writer: manager.host.writer })) };
   }
-  return inOrder(manager, { order: ordering.order, removals, decisions, observed, options });
+  return inOrder(manager, { order: ordering.order, removals, decisions, observed, options, awaiting });
 }
 
 /**
@@ -155,11 +170,13 @@ interface OrderedPlan {
   decisions: ChildDecision[];
   observed: KubeObject[];
   options: ReturnType<typeof executeOptions>;
+  awaiting: ReadonlyMap<string, string>;
 }
 
 /** The writes of an ordered (or reported) sync. */
 async function inOrder(manager: ChildManager, plan: OrderedPlan): Promise<ManagedChildren> {
-  const { order, removals, decisions, observed, options } = plan;
+  const { order, removals, decisions, observed, options, awaiting } = plan;
+  const { records } = manager;
   const keyOf = (obj: KubeObject) => orderKeyOf(childRefOf(obj));
   const recording = recordingWriter(manager.host.writer, keyOf);
   const judge = manager.judge ?? kstatusJudge;
@@ -169,6 +186,12 @@ async function inOrder(manager: ChildManager, plan: OrderedPlan): Promise<Manage
     observed: new Map(observed.map((obj) => [keyOf(obj), obj])),
     execute: (round) => executePlan({ ...options, decisions: round, writer: recording.writer }),
     judge: (objects) => judge.judge(objects, signal),
+    // Written moments ago, not in the cache yet: judged by its last answer, so Ready does not flap.
+    lastAnswerOf: (key) => {
+      const recordKey = awaiting.get(key);
+      return recordKey === undefined ? undefined : records.get(recordKey)?.readiness;
+    },
+    answered: (object, readiness) => rememberVerdict(records, object, readiness),
   });
   const failures = tally(manager, written.outcomes);
   const failed = failures.map((f) => boundedJoin(errorChain(f), ': '));

@@ -15,6 +15,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../api/json-value.ts';
 import type { KubeObject } from '../api/object.ts';
+import type { Readiness } from './readiness/index.ts';
 
 /** The record of one successful apply, kept by the caller (in memory) per child identity. */
 export interface AppliedRecord {
@@ -24,6 +25,12 @@ export interface AppliedRecord {
   hash: string;
   /** `metadata.resourceVersion` of the object the apply returned (absent as `uid` is). */
   resourceVersion: string | undefined;
+  /**
+   * The readiness of the object the apply returned, when it was judged: until the cache delivers the
+   * object, a later sync judges the child by it rather than as missing. The verdict, not the object,
+   * so a record stays small.
+   */
+  readiness?: Readiness | undefined;
 }
 
 /** A stable content hash of a desired object: the sha256 of its {@link canonicalJson}, in base64 (shorter than hex: one is kept per child). */

@@ -44,13 +44,17 @@ export function clearStrikes(strikes: Strikes): void {
   strikes.last = undefined;
 }
 
-/** The failure a call gets at once while the expression rests at `now`, or `undefined` when it may run. */
+/**
+ * The failure a call gets at once while the expression rests at `now`, or `undefined` when it may run.
+ * Its message is the same for the whole rest.
+ */
 export function resting(strikes: Strikes, now: number): WireFailure | undefined {
   if (strikes.last === undefined || now >= strikes.restUntil) return undefined;
-  const seconds = Math.ceil((strikes.restUntil - now) / 1000);
+  // Words only, no countdown or count: the message reaches a parent's Ready condition (a readyWhen's
+  // verdict) and its status, and text that changed with the clock would be a status write per sync.
   return {
     ...strikes.last,
-    message: `${strikes.last.message} (it has ended its evaluator process ${strikes.count} times in a row, so it is not evaluated for ${seconds} s more)`,
+    message: `${strikes.last.message} (it has ended its evaluator process several times in a row, so it rests before it is evaluated again)`,
   };
 }
 

@@ -78,6 +78,16 @@ describe('readyWhen: what the result means', () => {
     await expect(rule.judge(behind, never)).resolves.toMatchObject({ readiness: { status: 'InProgress' } });
   });
 
+  it.each([
+    ['$millis()', '$millis() > 0', false],
+    ['$now()', '$now() > "2000"', false],
+    ['$random()', '$random() < 2', false],
+    ['no clock ($fromMillis is pure)', '$fromMillis(0) = "1970-01-01T00:00:00.000Z"', true],
+  ])('says whether a verdict of an expression using %s lasts', async (_name, expression, lasting) => {
+    // Judged again at the next sync, a verdict that depends on the time must not be remembered.
+    await expect(readyWhen(expression).judge(database({}), never)).resolves.toEqual({ readiness: { status: 'Current', message: `${SOURCE} is true` }, lasting });
+  });
+
   it('throws a compile error naming where the expression is written', () => {
     expect(() => readyWhen('status.phase = ')).toThrow(JsonataCompileError);
     expect(() => readyWhen('status.phase = ')).toThrow(new RegExp(`^${SOURCE.replace(/[.[\]]/g, '\\$&')}: JSONata syntax error at line 1`));
@@ -102,6 +112,22 @@ describe('readyWhen: a bad or hostile expression makes its object Unknown, bound
     expect(verdict.readiness.status).toBe('Unknown');
     expect(verdict.readiness.message).toMatch(/characters of JSON|memory limit|larger than JavaScript allows/);
     await expect(readyWhen('true').judge(database({}), never)).resolves.toMatchObject({ readiness: { status: 'Current' } });
+  }, 60_000);
+
+  it('gives the same verdict each time while the expression rests after ending its process', async () => {
+    // A verdict that changed with the clock would change the parent's Ready condition at every sync.
+    const rule = readyWhen('{"n": $count($split($pad("a", 150000000), ""))}');
+    const object = database({});
+    await rule.judge(object, never);
+    await rule.judge(object, never);
+    await time.advance(1_000);
+    await rule.judge(object, never);
+    const first = await rule.judge(object, never);
+    await time.advance(1_500);
+    const second = await rule.judge(object, never);
+    expect(first.readiness.status).toBe('Unknown');
+    expect(first.readiness.message).toMatch(/rests before it is evaluated again\)$/);
+    expect(second).toEqual(first);
   }, 60_000);
 
   it('is Unknown, not a rejection, once released', async () => {

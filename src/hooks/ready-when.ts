@@ -27,7 +27,7 @@ export interface ReadyWhenVerdict {
   readiness: Readiness;
   /**
    * `true` when the same object would always get the same verdict: a value, or an error of the
-   * expression itself. A spent budget, a crash, a call stopped to make room or never run may go
+   * expression itself, of an expression that reads neither the clock nor chance ({@link readsTheClock}). A spent budget, a crash, a call stopped to make room or never run may go
    * otherwise on a less busy evaluator, so they are judged again next time.
    */
   lasting: boolean;
@@ -51,6 +51,17 @@ function describe(value: unknown): string {
   const text = shown.length > 60 ? `${shown.slice(0, 57)}...` : shown;
   if (value === null) return 'null';
   return `${text} (${Array.isArray(value) ? 'an array' : `a ${typeof value}`})`;
+}
+
+/**
+ * JSONata's functions whose value is not the object's alone: the clock and chance. Read from the text,
+ * so a mention anywhere (a string, a variable of that name) counts too: judging again is the safe error.
+ */
+const UNSTEADY = /\$(now|millis|random)\b/;
+
+/** True when the same object may get another verdict from `expression` later, however it is evaluated. */
+function readsTheClock(expression: string): boolean {
+  return UNSTEADY.test(expression);
 }
 
 /** The verdict of one answer of the evaluator. */
@@ -78,12 +89,14 @@ export function compileReadyWhen(options: ReadyWhenOptions, pool: EvaluatorPool,
   const definition = { expression, hook: 'sync' as const, label: source, timeoutMs, maxDepth, result: 'value' as const };
   compileJsonataHook({ ...definition, clock });
   const pooled = pool.define(definition, owner);
+  const steady = !readsTheClock(expression);
   return {
     expression,
     source,
     judge: async (object, signal) => {
       try {
-        return verdictOf(source, await pooled.evaluate(object, signal, objectKey(object)));
+        const verdict = verdictOf(source, await pooled.evaluate(object, signal, objectKey(object)));
+        return { ...verdict, lasting: verdict.lasting && steady };
       } catch (error) {
         const why = signal.aborted ? 'aborted' : `did not run: ${error instanceof Error ? error.message : String(error)}`;
         return { readiness: { status: 'Unknown', message: `${source}: evaluation ${why}` }, lasting: false };

@@ -9,7 +9,7 @@
  * Pure apart from its bounded memory: the recorder does the writing and reports back the names the
  * API server gave.
  */
-import { LruMap } from './lru-map.ts';
+import { LruMap } from '../api/index.ts';
 
 /** The object an event is about, as `involvedObject` names it. */
 export interface InvolvedObject {

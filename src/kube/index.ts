@@ -16,5 +16,4 @@ export { createInformerRegistry, type InformerFilter, type InformerRegistry, typ
 export { createObjectWriter, writerFromDiscovery, type ObjectWriter, type ObjectRef, type ApplyOptions, type CallOptions, type CreateOptions, type DeleteOptions, type TypeResolver } from './object-writer.ts';
 export { createEventRecorder, type EventBudget, type EventDropReason, type EventRecorder, type EventSpec } from './event-recorder.ts';
 export { isEstablished, waitForCrdsEstablished, type WaitForCrdsOptions } from './crd-established.ts';
-export { LruMap } from './lru-map.ts';
 export { stringSharer } from './shared-strings.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/index.ts';
 import type { ChildOutcome } from '../apply/index.ts';
 import { PlanStoppedError } from '../apply/index.ts';
-import { childOrderOf, childRefOf, orderKeyOf, readinessOf, removalOrderOf, type ChildDecision } from '../core/index.ts';
+import { childOrderOf, childRefOf, orderKeyOf, readinessOf, removalOrderOf, type ChildDecision, type Readiness } from '../core/index.ts';
 import { writeInOrder } from './ordered-writes.ts';
 
 const declared = [{ apiVersion: 'v1', kind: 'ConfigMap' }, { apiVersion: 'example.com/v1', kind: 'Widget' }];
@@ -18,16 +18,22 @@ const create = (o: KubeObject): ChildDecision => ({ action: 'create', child: chi
 const remove = (o: KubeObject): ChildDecision => ({ action: 'delete', child: childRefOf(o), uid: 'u' });
 
 /** Runs `writeInOrder` over a fake API: widgets are answered not ready; records each round's writes. */
-async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; observed?: KubeObject[]; unwanted?: KubeObject[]; stopAfter?: number }) {
+async function run(input: {
+  desired: KubeObject[]; decisions: ChildDecision[]; observed?: KubeObject[]; unwanted?: KubeObject[]; stopAfter?: number;
+  remembered?: ReadonlyMap<string, Readiness>;
+}) {
   const order = childOrderOf({ desired: input.desired, declared, ruleOf: () => undefined });
   if (!order.ok) throw new Error(order.problems.join());
   const rounds: string[][] = [];
   const answers = new Map<string, KubeObject>();
+  const judged: string[] = [];
   const result = await writeInOrder({
     order: order.order, decisions: input.decisions,
     removals: removalOrderOf({ desired: input.unwanted ?? [], declared, ruleOf: () => undefined }),
     observed: new Map((input.observed ?? []).map((o) => [orderKeyOf(childRefOf(o)), o])),
     writtenOf: (key) => answers.get(key),
+    lastAnswerOf: (key) => input.remembered?.get(key),
+    answered: (object, readiness) => judged.push(`${object.metadata.name} ${readiness.status}`),
     judge: (objects) => Promise.resolve(objects.map((o) => readinessOf(o))),
     execute: (round) => {
       rounds.push(round.map((d) => `${d.action} ${d.child.name}`));
@@ -39,7 +45,7 @@ async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; o
       }));
     },
   });
-  return { rounds, ...result };
+  return { rounds, judged, ...result };
 }
 
 describe('writeInOrder', () => {
@@ -80,6 +86,24 @@ describe('writeInOrder', () => {
     expect(held.rounds).toEqual([]);
     const ready = await run({ desired: [db, app], decisions: [{ action: 'unchanged', child: childRefOf(db) }, create(app)], observed: [db] });
     expect(ready.rounds).toEqual([['create app']]);
+  });
+
+  it('judges a child written moments ago, which the cache has not delivered yet, by its last answer', async () => {
+    // Created by the last sync and not planned again (`manage-children.ts` awaitingCache): without the
+    // answer's verdict it would be NotFound, and the parent's Ready would flap until the watch caught up.
+    const db = obj('Widget', 'db');
+    const app = obj('ConfigMap', 'app', wave(1));
+    const remembered = new Map([[orderKeyOf(childRefOf(db)), { status: 'Current' as const, message: 'Widget: Ready is True' }]]);
+    const { rounds, held, children } = await run({ desired: [db, app], decisions: [create(app)], remembered });
+    expect(rounds).toEqual([['create app']]);
+    expect(held).toEqual([]);
+    expect(children.map((c) => `${c.ref.name} ${c.readiness.status}`)).toEqual(['db Current', 'app Current']);
+  });
+
+  it('tells the verdict of each answer, to be remembered with the write', async () => {
+    const desired = [obj('Widget', 'db'), obj('ConfigMap', 'app', wave(1))];
+    const { judged } = await run({ desired, decisions: desired.map(create) });
+    expect(judged).toEqual(['db InProgress']);
   });
 
   it('without order: one round, every write in plan order', async () => {

@@ -28,6 +28,10 @@ export interface OrderedWritesInput {
   /** The API server's answer to this sync's last write of a child, by order key. */
   writtenOf: (key: string) => KubeObject | undefined;
   judge: (objects: KubeObject[]) => Promise<Readiness[]>;
+  /** The verdict of the last write's answer of a desired child written moments ago that the cache has not delivered yet. */
+  lastAnswerOf?: ((key: string) => Readiness | undefined) | undefined;
+  /** Told the verdict of each answer, so a later sync can judge the child by it until the cache has it. */
+  answered?: ((object: KubeObject, readiness: Readiness) => void) | undefined;
 }
 
 /** What the writes came to. */
@@ -67,7 +71,7 @@ class Progress {
   }
 
   observed(key: string): Readiness {
-    return this.observedReadiness.get(key) ?? readinessOf(undefined);
+    return this.observedReadiness.get(key) ?? this.input.lastAnswerOf?.(key) ?? readinessOf(undefined);
   }
 
   of = (key: string): ChildProgress => this.progress.get(key) ?? { state: 'pending' };
@@ -85,7 +89,10 @@ class Progress {
       else this.progress.set(key, { state: 'settled', readiness: this.observed(key) });
     }
     const verdicts = await this.input.judge(answered.map((a) => a.object));
-    answered.forEach(({ key }, i) => this.progress.set(key, { state: 'settled', readiness: verdicts[i]! }));
+    answered.forEach(({ key, object }, i) => {
+      this.progress.set(key, { state: 'settled', readiness: verdicts[i]! });
+      this.input.answered?.(object, verdicts[i]!);
+    });
   }
 
   /** Each desired child's readiness now: a held or failed one as observed. */

@@ -114,6 +114,50 @@ describe('readyWhenJudge', () => {
     expect(compiled.map((c) => c.counts.released)).toEqual([1, 1, 1]);
   });
 
+  it('compiles no annotation whose verdict on the object it remembers', async () => {
+    let compiles = 0;
+    const judge = readyWhenJudge({
+      types: [], maxExpressions: 1,
+      compile: (expression) => {
+        compiles++;
+        return fakeRule(expression, () => ({ readiness: { status: 'Current', message: expression }, lasting: true })).rule;
+      },
+    });
+    const a = configMap('a', { [READY_WHEN_ANNOTATION]: 'true' });
+    const b = configMap('b', { [READY_WHEN_ANNOTATION]: '1 = 1' });
+    await judge.judge([a], never);
+    await judge.judge([b], never);
+    // `true` was dropped to make room for `1 = 1`, but a's verdict is remembered: nothing to compile.
+    await expect(judge.judge([a, b], never)).resolves.toEqual([{ status: 'Current', message: 'true' }, { status: 'Current', message: '1 = 1' }]);
+    expect(compiles).toBe(2);
+  });
+
+  it('releases no annotation expression while a judgement uses it, and makes the excess Unknown', async () => {
+    let answer = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const compiled: Array<ReturnType<typeof fakeRule>> = [];
+    const judge = readyWhenJudge({
+      types: [], maxExpressions: 1,
+      compile: (expression) => {
+        const made = fakeRule(expression, () => ({ readiness: { status: 'Current', message: expression }, lasting: true }));
+        compiled.push(made);
+        // `true` answers only when the test says so: a judgement still using it.
+        return expression === 'true' ? { ...made.rule, judge: async (obj, signal) => (await answered, made.rule.judge(obj, signal)) } : made.rule;
+      },
+    });
+    const slow = judge.judge([configMap('a', { [READY_WHEN_ANNOTATION]: 'true' })], never);
+    await expect(judge.judge([configMap('b', { [READY_WHEN_ANNOTATION]: '1 = 1' })], never)).resolves.toEqual([{
+      status: 'Unknown',
+      message: `annotation ${READY_WHEN_ANNOTATION}: not evaluated: this controller's children use more than 1 distinct ${READY_WHEN_ANNOTATION} expressions at once; give these children fewer distinct expressions, or their type a readyWhen`,
+    }]);
+    expect(compiled.map((c) => c.counts.released)).toEqual([0]);
+    answer();
+    await expect(slow).resolves.toEqual([{ status: 'Current', message: 'true' }]);
+    // Once nothing uses it, the expression makes room for another.
+    await expect(judge.judge([configMap('b', { [READY_WHEN_ANNOTATION]: '1 = 1' })], never)).resolves.toEqual([{ status: 'Current', message: '1 = 1' }]);
+    expect(compiled.map((c) => [c.rule.expression, c.counts.released])).toEqual([['true', 1], ['1 = 1', 0]]);
+  });
+
   it('makes only the objects of an annotation that does not compile Unknown, saying why', async () => {
     const judge = readyWhenJudge({
       types: [],

@@ -5,16 +5,18 @@
  * being deleted is `Terminating` whatever its expression says.
  *
  * Costs stay bounded: a type's expression is compiled once per controller generation (by the caller);
- * an annotation's is compiled when first seen and kept among the most recently used few; and a verdict
- * that lasts is remembered per (uid, resourceVersion, expression), so a child that did not change is
- * not evaluated again at every sync of its parent.
+ * an annotation's is compiled when first needed and kept among a bounded few (`annotation-expressions.ts`);
+ * and a verdict that lasts is remembered per (uid, resourceVersion, expression text), so a child that
+ * did not change is neither compiled for nor evaluated again at every sync of its parent. A verdict of
+ * an expression that reads the clock does not last, so it is never remembered.
  */
-import { groupOf, READY_WHEN_ANNOTATION, type KubeObject } from '../api/index.ts';
+import { groupOf, LruMap, READY_WHEN_ANNOTATION, type KubeObject } from '../api/index.ts';
 import { readinessOf, type Readiness } from '../core/index.ts';
-import type { ReadyWhen } from '../hooks/index.ts';
+import type { ReadyWhen, ReadyWhenVerdict } from '../hooks/index.ts';
+import { annotationExpressions } from './annotation-expressions.ts';
 import type { ReadinessJudge } from './readiness-judge.ts';
 
-/** Annotation expressions kept compiled: a controller's children rarely carry more than a handful. */
+/** Distinct annotation expressions kept compiled per controller: its children rarely carry more than a handful. */
 export const DEFAULT_ANNOTATION_EXPRESSIONS = 64;
 /** Verdicts remembered: one per child whose readiness an expression decides, for thousands of children. */
 export const DEFAULT_REMEMBERED_VERDICTS = 20_000;
@@ -42,67 +44,45 @@ export interface ReadyWhenJudge extends ReadinessJudge {
   release(): void;
 }
 
-/** A map of its `size` most recently used entries, telling `evicted` of each it lets go. */
-function recentlyUsed<V>(size: number, evicted: (value: V) => void = () => undefined) {
-  const entries = new Map<string, V>();
-  return {
-    get(key: string): V | undefined {
-      const value = entries.get(key);
-      if (value === undefined) return undefined;
-      // Re-inserted, so insertion order is the order of use.
-      entries.delete(key);
-      entries.set(key, value);
-      return value;
-    },
-    set(key: string, value: V): void {
-      entries.set(key, value);
-      if (entries.size <= size) return;
-      const [oldest, old] = entries.entries().next().value!;
-      entries.delete(oldest);
-      evicted(old);
-    },
-    values: () => [...entries.values()],
-  };
-}
-
-/** An annotation's expression, compiled, or why it does not compile. */
-type Compiled = ReadyWhen | { problem: string };
+/** The rule an object is judged by: its annotation's expression (text, compiled when needed), or its type's. */
+type Rule = { annotation: string } | { type: ReadyWhen };
 
 /** Builds the judge; see the module comment. */
 export function readyWhenJudge(options: ReadyWhenJudgeOptions): ReadyWhenJudge {
   const typeRule = new Map(options.types.map((t) => [`${t.kind}.${groupOf(t.apiVersion)}`, t.readyWhen]));
-  const annotations = recentlyUsed<Compiled>(options.maxExpressions ?? DEFAULT_ANNOTATION_EXPRESSIONS, (c) => 'release' in c && c.release());
-  const verdicts = recentlyUsed<Readiness>(options.maxVerdicts ?? DEFAULT_REMEMBERED_VERDICTS);
+  const annotations = annotationExpressions(options.maxExpressions ?? DEFAULT_ANNOTATION_EXPRESSIONS, (expression) => options.compile(expression));
+  const verdicts = new LruMap<Readiness>(options.maxVerdicts ?? DEFAULT_REMEMBERED_VERDICTS);
 
-  const annotationRule = (expression: string): Compiled => {
-    let compiled = annotations.get(expression);
-    if (compiled === undefined) {
-      try {
-        compiled = options.compile(expression);
-      } catch (error) {
-        compiled = { problem: error instanceof Error ? error.message : String(error) };
-      }
-      annotations.set(expression, compiled);
-    }
-    return compiled;
+  const ruleOf = (obj: KubeObject): Rule | undefined => {
+    const annotated = obj.metadata.annotations?.[READY_WHEN_ANNOTATION];
+    if (annotated !== undefined && annotated.trim() !== '') return { annotation: annotated };
+    const type = typeRule.get(`${obj.kind}.${groupOf(obj.apiVersion)}`);
+    return type && { type };
   };
 
-  const ruleOf = (obj: KubeObject): Compiled | undefined => {
-    const annotated = obj.metadata.annotations?.[READY_WHEN_ANNOTATION];
-    if (annotated !== undefined && annotated.trim() !== '') return annotationRule(annotated);
-    return typeRule.get(`${obj.kind}.${groupOf(obj.apiVersion)}`);
+  /** Evaluates `rule`, holding an annotation's compiled expression until the evaluation settles. */
+  const evaluate = async (rule: Rule, obj: KubeObject, signal: AbortSignal): Promise<ReadyWhenVerdict> => {
+    const use = 'type' in rule ? { compiled: rule.type, done: () => undefined } : annotations.use(rule.annotation);
+    try {
+      const { compiled } = use;
+      if ('problem' in compiled) return { readiness: { status: 'Unknown', message: compiled.problem }, lasting: false };
+      return await compiled.judge(obj, signal);
+    } finally {
+      use.done();
+    }
   };
 
   const judgeOne = async (obj: KubeObject, signal: AbortSignal): Promise<Readiness> => {
     const rule = obj.metadata.deletionTimestamp ? undefined : ruleOf(obj);
     if (rule === undefined) return readinessOf(obj);
-    if ('problem' in rule) return { status: 'Unknown', message: rule.problem };
     const { uid, resourceVersion } = obj.metadata;
-    // The source too: one expression written in two places gives verdicts that name different places.
-    const key = uid && resourceVersion ? `${uid}\n${resourceVersion}\n${rule.source}\n${rule.expression}` : undefined;
+    // By the expression's text, looked up before compiling: an object that did not change costs nothing.
+    // A type's source too: one expression written in two places gives verdicts that name different places.
+    const ruleKey = 'type' in rule ? `type\n${rule.type.source}\n${rule.type.expression}` : `annotation\n${rule.annotation}`;
+    const key = uid && resourceVersion ? `${uid}\n${resourceVersion}\n${ruleKey}` : undefined;
     const remembered = key === undefined ? undefined : verdicts.get(key);
     if (remembered) return remembered;
-    const { readiness, lasting } = await rule.judge(obj, signal);
+    const { readiness, lasting } = await evaluate(rule, obj, signal);
     if (key !== undefined && lasting) verdicts.set(key, readiness);
     return readiness;
   };
@@ -113,7 +93,8 @@ export function readyWhenJudge(options: ReadyWhenJudgeOptions): ReadyWhenJudge {
     release() {
       if (released) return;
       released = true;
-      for (const rule of [...options.types.map((t) => t.readyWhen), ...annotations.values()]) if ('release' in rule) rule.release();
+      for (const type of options.types) type.readyWhen.release();
+      annotations.release();
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
- * The readiness of any object, judged as kstatus (sigs.k8s.io/cli-utils `pkg/kstatus`) judges it, from the
- * object alone: no reads, no clock of its own. Every object passes the generic rules first (being
- * deleted, a spec not yet observed, `Stalled`, `Reconciling`); then the kinds with rules of their own
+ * The readiness of any object, judged as kstatus judges it, from the object alone: no reads, no clock
+ * of its own. Every object passes the generic rules first (being deleted, a spec not yet observed,
+ * `Stalled`, `Reconciling`); then the kinds with rules of their own
  * are judged by them (docs/ordering-and-readiness.md, "Readiness"), every other object by its `Ready`
  * condition, and an object none of that decides is Current.
  */
