@@ -10,6 +10,7 @@ import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, type 
 import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
 import { planStopper, PlanStoppedError } from './plan-stopped.ts';
 import { childKey, type AppliedRecords } from './applied-records.ts';
+import { objectRefOf } from './object-ref.ts';
 import { checkValidAsNew, unchangedByDryRun } from './recreate-checks.ts';
 import { recreateIfImmutable, releaseChild } from './policy-writes.ts';
 
@@ -21,6 +22,11 @@ export interface ChildOutcome {
   error?: Error;
   /** True when the API was called. */
   wrote: boolean;
+  /**
+   * True when an update the API server refused for an immutable field was replaced by deleting the
+   * child (`onImmutableChange: Recreate`): it is gone until a later sync creates it anew.
+   */
+  replaced?: true;
 }
 
 /** What executing a plan needs. */
@@ -45,8 +51,6 @@ export interface ExecutePlanOptions {
    */
   stopIf?: (() => string | undefined) | undefined;
 }
-
-const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
 
 /** One server-side apply of a child: the object, the fingerprint to record, and whether it may only create. */
 interface ChildApply {
@@ -73,7 +77,7 @@ function describeChild(child: ChildRef): string {
  * written to it either way.
  */
 async function judgeTakenName(options: ExecutePlanOptions, child: ChildRef, refusal: unknown): Promise<void> {
-  const existing = await options.writer.get(refOf(child));
+  const existing = await options.writer.get(objectRefOf(child));
   if (!existing) {
     // Deleted between the create and the read: the failed sync is retried, and creates it then.
     throw new Error(`${describeChild(child)} existed at the create and was gone at the read that followed`, { cause: refusal });
@@ -117,7 +121,7 @@ async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDeci
   }
   await checkValidAsNew(options, decision);
   options.records.delete(childKey(decision.child));
-  return options.writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+  return options.writer.delete(objectRefOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
 }
 
 /**
@@ -127,7 +131,7 @@ async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDeci
  */
 async function takeOver(options: ExecutePlanOptions, child: ChildRef, operations: readonly object[]): Promise<KubeObject> {
   try {
-    return await options.writer.patchJson(refOf(child), operations);
+    return await options.writer.patchJson(objectRefOf(child), operations);
   } catch (err) {
     throw new Error(`taking over the fields of ${describeChild(child)} from Metacontroller's or dynamic apply's field managers failed`
       + `${isInvalid(err) ? ' (changed since it was observed?)' : ''}`, { cause: err });
@@ -144,8 +148,8 @@ async function update(options: ExecutePlanOptions, decision: Extract<ChildDecisi
   await applyAndRecord(options, decision);
 }
 
-/** Runs one decision; resolves whether the API was written. */
-async function execute(options: ExecutePlanOptions, decision: ChildDecision): Promise<boolean> {
+/** Runs one decision; resolves whether the API was written, or `replaced` when an update became a delete. */
+async function execute(options: ExecutePlanOptions, decision: ChildDecision): Promise<boolean | 'replaced'> {
   const { writer } = options;
   switch (decision.action) {
     case 'unchanged':
@@ -153,13 +157,16 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
       return false;
     case 'delete':
       options.records.delete(childKey(decision.child));
-      return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+      return writer.delete(objectRefOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
     case 'create':
       return create(options, decision);
     case 'release':
       return releaseChild(options, decision);
     case 'update':
-      return update(options, decision).then(() => true, (err: unknown) => recreateIfImmutable(options, decision, err));
+      return update(options, decision).then(() => true, async (err: unknown) => {
+        await recreateIfImmutable(options, decision, err);
+        return 'replaced' as const;
+      });
     case 'recreate':
       return recreate(options, decision);
   }
@@ -206,7 +213,9 @@ async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, 
   const scope = doomed.find((d) => isDoomed(d, decision));
   if (scope) return { child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false };
   try {
-    return { child: decision.child, action: decision.action, wrote: await execute(options, decision) };
+    const wrote = await execute(options, decision);
+    if (wrote === 'replaced') return { child: decision.child, action: decision.action, wrote: true, replaced: true };
+    return { child: decision.child, action: decision.action, wrote };
   } catch (cause) {
     return { child: decision.child, action: decision.action, error: failureOf(options, { decision, what, cause }, state), wrote: true };
   }

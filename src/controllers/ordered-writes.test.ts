@@ -18,7 +18,7 @@ const create = (o: KubeObject): ChildDecision => ({ action: 'create', child: chi
 const remove = (o: KubeObject): ChildDecision => ({ action: 'delete', child: childRefOf(o), uid: 'u' });
 
 /** Runs `writeInOrder` over a fake API: widgets are answered not ready; records each round's writes. */
-async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; observed?: KubeObject[]; unwanted?: KubeObject[]; stopAfter?: number }) {
+async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; observed?: KubeObject[]; unwanted?: KubeObject[]; stopAfter?: number; replaced?: string }) {
   const order = childOrderOf({ desired: input.desired, declared, ruleOf: () => undefined });
   if (!order.ok) throw new Error(order.problems.join());
   const rounds: string[][] = [];
@@ -35,6 +35,8 @@ async function run(input: { desired: KubeObject[]; decisions: ChildDecision[]; o
       return Promise.resolve(round.map((d): ChildOutcome => {
         if (stopped) return { child: d.child, action: d.action, wrote: false, error: new PlanStoppedError(d.action, 'parent deleted') };
         if (d.action === 'create') answers.set(orderKeyOf(d.child), d.object.kind === 'Widget' ? notReady(d.object) : d.object);
+        // An update refused for an immutable field and replaced by its delete (`onImmutableChange: Recreate`).
+        if (d.child.name === input.replaced) return { child: d.child, action: d.action, wrote: true, replaced: true };
         return { child: d.child, action: d.action, wrote: true };
       }));
     },
@@ -80,6 +82,16 @@ describe('writeInOrder', () => {
     expect(held.rounds).toEqual([]);
     const ready = await run({ desired: [db, app], decisions: [{ action: 'unchanged', child: childRefOf(db) }, create(app)], observed: [db] });
     expect(ready.rounds).toEqual([['create app']]);
+  });
+
+  it('holds what comes after a child whose update was replaced by its delete: it is gone until created anew', async () => {
+    const job = obj('ConfigMap', 'job');
+    const app = obj('ConfigMap', 'app', wave(1));
+    const update: ChildDecision = { action: 'update', strategy: 'server-side-apply', child: childRefOf(job), object: job, fingerprint: 'h', takeOver: undefined };
+    const { rounds, held, children } = await run({ desired: [job, app], decisions: [update, create(app)], observed: [job], replaced: 'job' });
+    expect(rounds).toEqual([['update job']]);
+    expect(held.map((h) => h.ref.name)).toEqual(['app']);
+    expect(children.map((c) => `${c.ref.name} ${c.readiness.status}`)).toEqual(['job NotFound', 'app NotFound']);
   });
 
   it('without order: one round, every write in plan order', async () => {
