@@ -80,7 +80,9 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     answer: (call, signal) => answer(ctx, call, signal),
     manageChildren: ({ parent, selector, desired, claimed, stopIf, signal }) => {
       const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing, adopt: ruleOf(ctx.children, existing)?.adopt });
-      const policies = planPoliciesFor((obj) => ruleOf(ctx.children, obj), parent);
+      // An edited annotation that does not parse keeps the child (never deletes it); the log says why.
+      const policies = planPoliciesFor((obj) => ruleOf(ctx.children, obj), parent, (child, problems) => ctx.logger.warn(
+        { child: `${child.kind} ${child.metadata.namespace ?? ''}/${child.metadata.name ?? ''}`, problems }, 'a child\'s loom.dev annotations do not parse; its type\'s rule decides, and a deletion policy keeps it'));
       const manager = {
         ...ctx, types: ctx.children, whyNotOurs, stopIf, policies, judge: ctx.readiness, signal, reportReadiness: ctx.controller.spec.readyCondition,
       };
