@@ -44,6 +44,11 @@ export interface ExecutePlanOptions {
    * the owner's already and the cache was behind (see `core/taken-name.ts`).
    */
   whyNotOurs: (existing: KubeObject) => string | undefined;
+  /**
+   * For a create refused because the name is taken by a child this owner released by its deletion
+   * policy: the object to write to take it back (`core/taken-name.ts` `reclaimedChild`), or `undefined`.
+   */
+  reclaim?: ((existing: KubeObject) => KubeObject | undefined) | undefined;
   logger: Logger;
   /**
    * Asked before each write: why the plan's answer has gone stale (`core/stale-answer.ts`), or `undefined`.
@@ -71,19 +76,25 @@ function describeChild(child: ChildRef): string {
 }
 
 /**
- * After a create the API server refused because the name is taken (one uncached read): returns
- * quietly when the object is ours and the cache was just behind, as its watch event brings the next
- * sync; otherwise throws, saying whose it is, so the sync fails with a SyncError naming it. Nothing is
- * written to it either way.
+ * After a create the API server refused because the name is taken (one uncached read): takes back a
+ * child this owner released that the answer names again (one write, resolving true); returns quietly
+ * when the object is ours and the cache was just behind, as its watch event brings the next sync;
+ * otherwise throws, saying whose it is, so the sync fails with a SyncError naming it.
  */
-async function judgeTakenName(options: ExecutePlanOptions, child: ChildRef, refusal: unknown): Promise<void> {
+async function judgeTakenName(options: ExecutePlanOptions, child: ChildRef, refusal: unknown): Promise<boolean> {
   const existing = await options.writer.get(objectRefOf(child));
   if (!existing) {
     // Deleted between the create and the read: the failed sync is retried, and creates it then.
     throw new Error(`${describeChild(child)} existed at the create and was gone at the read that followed`, { cause: refusal });
   }
+  const reclaimed = options.reclaim?.(existing);
+  if (reclaimed) {
+    await options.writer.replace(reclaimed);
+    return true;
+  }
   const reason = options.whyNotOurs(existing);
   if (reason !== undefined) throw new Error(`${describeChild(child)} already exists and ${reason}`, { cause: refusal });
+  return false;
 }
 
 /**
@@ -100,8 +111,7 @@ async function create(options: ExecutePlanOptions, decision: Extract<ChildDecisi
     return true;
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-    await judgeTakenName(options, decision.child, err);
-    return false;
+    return judgeTakenName(options, decision.child, err);
   }
 }
 

@@ -40,6 +40,8 @@ export interface ChildManager {
    * `undefined` when it is (see `core/taken-name.ts`): a child, or an attachment, by its own rules.
    */
   whyNotOurs: (existing: KubeObject) => string | undefined;
+  /** A child released by policy that the answer names again, to take back (`core/taken-name.ts`); none for a decorator. */
+  reclaim?: ((existing: KubeObject) => KubeObject | undefined) | undefined;
   /** Asked before each write: why the answer has gone stale, so no further write is started (`apply/plan-stopped.ts`). */
   stopIf?: (() => string | undefined) | undefined;
   /** Judges children's readiness, for their order and the report; default kstatus's rules. */
@@ -105,7 +107,7 @@ function executeOptions(manager: ChildManager, observed: readonly KubeObject[]) 
   const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
   return {
     fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
-    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, stopIf: manager.stopIf,
+    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, reclaim: manager.reclaim, stopIf: manager.stopIf,
   };
 }
 

@@ -17,7 +17,7 @@ export {
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
 export { runToEnd } from './run-to-end.ts';
-export { whyNotChild, whyNotAttachment } from './taken-name.ts';
+export { whyNotChild, whyNotAttachment, reclaimedChild } from './taken-name.ts';
 export {
   observedPoliciesOf, removalActionOf, needsLoomAtDeletion, recreatesOnImmutableChange, finalizerForChildren, planPoliciesFor,
   type RemovalAction, type ChildFinalizerInput,
