@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeletionPolicy } from '../api/controller-spec.ts';
 import type { KubeObject } from '../api/object.ts';
-import { finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, planPoliciesFor, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
+import { childNeedsLoomAtDeletion, finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, planPoliciesFor, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
 
 const cm = (annotations: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', annotations } });
 
@@ -64,6 +64,21 @@ describe('needsLoomAtDeletion', () => {
 
   it('counts a type\'s wave as the child\'s', () => {
     expect(needsLoomAtDeletion(observedPoliciesOf(cm(), { wave: 2 }))).toBe(true);
+  });
+});
+
+describe('childNeedsLoomAtDeletion', () => {
+  const terminating = (obj: KubeObject): KubeObject => ({ ...obj, metadata: { ...obj.metadata, deletionTimestamp: '2026-11-27T06:00:00Z' } });
+
+  it('does not count a terminating child that is to be deleted anyway, so it cannot hold the parent\'s finalizer forever', () => {
+    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/wave': '1' })), undefined)).toBe(false);
+    expect(childNeedsLoomAtDeletion(terminating(cm()), { wave: 2, deletionPolicy: 'Delete' })).toBe(false);
+  });
+
+  it('counts one that must survive, or that is not terminating, as needsLoomAtDeletion does', () => {
+    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/deletion-policy': 'Retain' })), undefined)).toBe(true);
+    expect(childNeedsLoomAtDeletion(cm({ 'loom.dev/wave': '1' }), undefined)).toBe(true);
+    expect(childNeedsLoomAtDeletion(cm(), undefined)).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { observedChildPoliciesOf, type ResolvedChildPolicies } from '../api/child-annotations.ts';
 import type { ChildPolicies } from '../api/controller-spec.ts';
-import type { KubeObject } from '../api/object.ts';
+import { isTerminating, type KubeObject } from '../api/object.ts';
 import type { PlanPolicies } from './child-plan.ts';
 
 /**
@@ -48,6 +48,17 @@ export function removalActionOf(policies: Pick<ResolvedChildPolicies, 'deletionP
  */
 export function needsLoomAtDeletion(policies: ResolvedChildPolicies): boolean {
   return policies.deletionPolicy !== 'Delete' || policies.wave !== 0 || policies.dependsOn.length > 0;
+}
+
+/**
+ * Whether observed child `child` needs loom at its parent's deletion ({@link needsLoomAtDeletion}), by
+ * its policies over `rule`. A child already terminating whose policy is `Delete` does not: it goes
+ * anyway, and one stuck on a finalizer of its own must not keep the parent's forever.
+ */
+export function childNeedsLoomAtDeletion(child: KubeObject, rule: ChildPolicies | undefined): boolean {
+  const policies = observedPoliciesOf(child, rule);
+  if (isTerminating(child) && policies.deletionPolicy === 'Delete') return false;
+  return needsLoomAtDeletion(policies);
 }
 
 /** Whether an in-place update the API server refuses for an immutable field deletes the child, for a later sync to create anew. */

@@ -13,7 +13,7 @@
  * plan needs no revision logic.
  */
 import { runToEnd } from './run-to-end.ts';
-import type { KubeObject } from '../api/object.ts';
+import { isTerminating, type KubeObject } from '../api/object.ts';
 import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
 import { compareStrings } from '../api/json-value.ts';
 import { ownershipTakeover, type JsonPatchOperation } from './ownership-takeover.ts';
@@ -209,10 +209,6 @@ function compareRefs(a: ChildRef, b: ChildRef): number {
     compareStrings(a.namespace, b.namespace) ||
     compareStrings(a.name, b.name)
   );
-}
-
-function isTerminating(obj: KubeObject): boolean {
-  return Boolean(obj.metadata.deletionTimestamp);
 }
 
 /** An observed child that is not desired: deleted (or released or kept, by its policy), unless it is already going. */
