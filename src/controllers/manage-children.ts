@@ -52,6 +52,11 @@ export interface ChildManager {
   signal?: AbortSignal | undefined;
   /** The children's lifecycle policies (`child-policies.ts`); absent: unwanted objects are deleted, immutable changes fail. */
   policies?: PlanPolicies | undefined;
+  /**
+   * A DecoratorController's attachments: their `loom.dev/*` order annotations mean nothing, so every
+   * object is written at once and nothing is held or reported, exactly as under Metacontroller.
+   */
+  unordered?: boolean | undefined;
 }
 
 /**
@@ -123,10 +128,15 @@ async function planFor(manager: ChildManager, allDesired: KubeObject[], observed
 }
 
 /**
- * Converges `observed` to `allDesired`. Children that ask for no order are written all at once, as
- * Metacontroller writes them; otherwise in order (`ordered-writes.ts`), and what is held is reported.
+ * Converges `observed` to `allDesired`. Children that ask for no order (and every attachment, `unordered`)
+ * are written all at once, as Metacontroller writes them; otherwise in order (`ordered-writes.ts`), and
+ * what is held is reported.
  */
 export async function manageChildren(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<ManagedChildren> {
+  if (manager.unordered) {
+    const decisions = await planFor(manager, allDesired, observed);
+    return { failures: tally(manager, await executePlan({ ...executeOptions(manager, observed), decisions, writer: manager.host.writer })) };
+  }
   const ordering = childOrderOf(orderInput(manager, allDesired));
   if (!ordering.ok) {
     const error = new ChildOrderError(ordering.problems);
