@@ -7,7 +7,7 @@
 import { observedChildPoliciesOf, type ResolvedChildPolicies } from '../api/child-annotations.ts';
 import type { ChildPolicies } from '../api/controller-spec.ts';
 import { isTerminating, type KubeObject } from '../api/object.ts';
-import type { PlanPolicies } from './child-plan.ts';
+import type { PlanPolicies } from './plan-policies.ts';
 
 /**
  * What becomes of a claimed child that is not desired: deleted, released (the parent's owner
