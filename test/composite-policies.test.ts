@@ -3,7 +3,7 @@
  * real control plane, in both apply strategies, with a JSONata hook that returns the children the
  * parent's spec lists: `Orphan` and `Retain` children survive their parent, whose finalizer loom then
  * removes; a child that drops out of the desired set is released and never adopted again (`Orphan`) or
- * kept, still owned (`Retain`); an immutable-field change recreates exactly that child
+ * kept, still owned (`Retain`), and a released child the answer names again is taken back; an immutable-field change recreates exactly that child
  * (`onImmutableChange: Recreate`) or fails the sync with the API server's words (the default);
  * `adopt: Never` leaves a matching orphan alone.
  */
@@ -160,6 +160,23 @@ describe.each(MODES)('lifecycle policies with $applyStrategy', ({ mode }) => {
     expect(later.metadata.finalizers, 'the finalizer stays while the Retain child is claimed').toContain(finalizerOf(mode));
     await deleteAndWaitGone(name);
     await expectReleased(`${name}-retain`, retain!, uid);
+  });
+
+  it('takes back a released Orphan child once the answer names it again: the same object, adopted, with no error', async () => {
+    const name = `${mode}-again`;
+    await applyParent(name, mode, [policy('orphan', 'Orphan')]);
+    const [orphan] = await allExist([`${name}-orphan`]);
+    const { metadata: { uid } } = await synced(name);
+    await applyParent(name, mode, []);
+    await synced(name);
+    await eventually(async () => ((await getChild(`${name}-orphan`))?.metadata.annotations?.[RELEASED_FROM] === uid ? true : undefined), 'the Orphan child to be released');
+    await applyParent(name, mode, [policy('orphan', 'Orphan')]);
+    const back = await eventually(async () => {
+      const child = await getChild(`${name}-orphan`);
+      return ownedBy(child, uid) ? child : undefined;
+    }, 'the released child to be adopted again');
+    expect(back?.metadata.uid, 'the same object').toBe(orphan!.metadata.uid);
+    expect(back?.metadata.annotations?.[RELEASED_FROM], 'no longer marked released').toBeUndefined();
   });
 
   it('recreates exactly the child whose update changes an immutable field, with onImmutableChange: Recreate; its siblings keep their UIDs', async () => {

@@ -5,7 +5,7 @@
  * decorator's name, and the decorator's finalizer; opting out and deleting call the finalize hook, which
  * lets go. One DecoratorController with two target types decorates only what each type's selector picks.
  * A CRD target's status is replaced by the hook's; an invalid answer fails the sync with a SyncError and
- * writes nothing.
+ * writes nothing. loom's order and policy annotations on attachments are ignored, as Metacontroller ignores them.
  *
  * The hooks are JSONata, so each answer is computed from the request alone: the target's
  * `seen-attachments` annotation lists the keys of the attachments the hook was given.
@@ -39,6 +39,22 @@ const MULTI_SYNC = '{ "labels": { "decorated-kind": object.kind } }';
 /** Labels, plus an attachment of a type the decorator does not declare: the whole answer is refused. */
 const BAD_SYNC = '{ "labels": { "decorated": "true" }, "attachments": [{ "apiVersion": "v1", "kind": "Secret", "metadata": { "name": "nope" } }] }';
 
+/**
+ * Two attachments carrying loom's order and policy annotations, which a decorator ignores as
+ * Metacontroller does: a wave, a dependency on a sibling nobody asks for (an order a CompositeController
+ * refuses), `Orphan`. With the target's label `drop`, the first is not wanted any more.
+ */
+const ANNOTATED_SYNC = `{
+  "attachments": [
+    $exists(object.metadata.labels.drop) ? undefined : {
+      "apiVersion": "v1", "kind": "ConfigMap",
+      "metadata": { "name": object.metadata.name & "-late", "namespace": object.metadata.namespace,
+        "annotations": { "loom.dev/wave": "1", "loom.dev/depends-on": "ConfigMap/missing", "loom.dev/deletion-policy": "Orphan" } }
+    },
+    { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": object.metadata.name & "-early", "namespace": object.metadata.namespace } }
+  ]
+}`;
+
 let clients: TestClients;
 let loom: TestLoom;
 let namespace: string;
@@ -66,6 +82,7 @@ const statefulSet = (name: string, labels: Record<string, string>): KubeObject =
 const get = (apiVersion: string, kind: string, name: string, ns: string | undefined = namespace) =>
   clients.writer.get({ apiVersion, kind, namespace: ns, name });
 const getSts = (name: string) => get('apps/v1', 'StatefulSet', name);
+const getStsOnce = async (name: string): Promise<KubeObject> => until(() => getSts(name), () => true, `StatefulSet ${name}`);
 const getNs = (name: string) => get('v1', 'Namespace', name, undefined);
 
 /** Waits until `probe` holds for the object. */
@@ -108,6 +125,8 @@ beforeAll(async () => {
       hooks: { sync: { version: 'v2', jsonata: { expression: MULTI_SYNC } } },
     },
   });
+  const annotated = decorator('decorate-annotated', { apiVersion: 'apps/v1', resource: 'statefulsets', labelSelector: { matchLabels: { annotated: 'yes' } } }, 'v2');
+  await clients.apply({ ...annotated, spec: { ...annotated.spec as object, hooks: { sync: { version: 'v2', jsonata: { expression: ANNOTATED_SYNC } } } } });
   const bad = decorator('decorate-bad', { apiVersion: `${TEST_GROUP}/v1`, resource: KIND.plural, labelSelector: { matchLabels: { bad: 'yes' } } }, 'v2');
   await clients.apply({ ...bad, spec: { ...bad.spec as object, hooks: { sync: { version: 'v2', jsonata: { expression: BAD_SYNC } } } } });
 });
@@ -207,6 +226,17 @@ describe('DecoratorController', () => {
     expect((await until(read, (o) => o.metadata.labels?.mode !== undefined, 'the mode label')).metadata.labels?.mode).toBe('first');
     await clients.apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace }, data: { mode: 'second' } });
     expect((await until(read, (o) => o.metadata.labels?.mode === 'second', 'the label to follow the ConfigMap')).metadata.labels?.mode).toBe('second');
+  });
+
+  it('ignores loom.dev order and policy annotations on attachments, as Metacontroller does: all written at once, deleted when dropped', async () => {
+    await clients.apply(statefulSet('annotated', { annotated: 'yes' }));
+    const target = await getStsOnce('annotated');
+    const late = await until(() => get('v1', 'ConfigMap', 'annotated-late'), () => true, 'the attachment of wave 1 that depends on a missing sibling');
+    expect(await get('v1', 'ConfigMap', 'annotated-early')).toBeDefined();
+    expect(late.metadata.ownerReferences?.[0]?.uid).toBe(target.metadata.uid);
+    await clients.apply(statefulSet('annotated', { annotated: 'yes', drop: 'yes' }));
+    // Deleted, not released: its deletion policy means nothing on an attachment.
+    await eventually(async () => ((await get('v1', 'ConfigMap', 'annotated-late')) === undefined ? true : undefined), 'the dropped attachment to be deleted');
   });
 
   it('refuses an answer with an undeclared attachment type: SyncError, and nothing written', async () => {

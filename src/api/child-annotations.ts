@@ -117,21 +117,43 @@ function readChoice<T extends string>(annotation: string, value: string | undefi
   return undefined;
 }
 
+/** The annotations' own values; each that does not parse is left out and its problem pushed. */
+function ownPoliciesOf(child: KubeObject, problems: string[]): OwnPolicies {
+  const annotations = child.metadata.annotations ?? {};
+  const wave = readWave(annotations[WAVE_ANNOTATION], problems);
+  const dependsOn = readDependsOn(annotations[DEPENDS_ON_ANNOTATION], problems);
+  let readyWhen = annotations[READY_WHEN_ANNOTATION];
+  if (readyWhen?.trim() === '') {
+    problems.push(`${READY_WHEN_ANNOTATION}: empty expression`);
+    readyWhen = undefined;
+  }
+  const deletionPolicy = readChoice(DELETION_POLICY_ANNOTATION, annotations[DELETION_POLICY_ANNOTATION], DELETION_POLICIES, problems);
+  const onImmutableChange = readChoice(ON_IMMUTABLE_CHANGE_ANNOTATION, annotations[ON_IMMUTABLE_CHANGE_ANNOTATION], IMMUTABLE_CHANGE_POLICIES, problems);
+  return { wave, dependsOn, readyWhen, deletionPolicy, onImmutableChange };
+}
+
 /**
  * The order and policies of desired child `child`: its annotations, else `rule` (its type's
  * `childResources[]` entry), else the defaults (wave 0, no dependencies, kstatus, `Delete`).
  */
 export function childPoliciesOf(child: KubeObject, rule: ChildPolicies = {}): ChildPoliciesResult {
-  const annotations = child.metadata.annotations ?? {};
   const problems: string[] = [];
-  const wave = readWave(annotations[WAVE_ANNOTATION], problems);
-  const dependsOn = readDependsOn(annotations[DEPENDS_ON_ANNOTATION], problems);
-  const readyWhen = annotations[READY_WHEN_ANNOTATION];
-  if (readyWhen?.trim() === '') problems.push(`${READY_WHEN_ANNOTATION}: empty expression`);
-  const deletionPolicy = readChoice(DELETION_POLICY_ANNOTATION, annotations[DELETION_POLICY_ANNOTATION], DELETION_POLICIES, problems);
-  const onImmutableChange = readChoice(ON_IMMUTABLE_CHANGE_ANNOTATION, annotations[ON_IMMUTABLE_CHANGE_ANNOTATION], IMMUTABLE_CHANGE_POLICIES, problems);
+  const own = ownPoliciesOf(child, problems);
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, value: withRule({ wave, dependsOn, readyWhen, deletionPolicy, onImmutableChange }, rule) };
+  return { ok: true, value: withRule(own, rule) };
+}
+
+/**
+ * The policies of a child that exists, read leniently: its annotations passed validation when it was
+ * desired, but may have been edited since. Each annotation counts on its own: one that does not parse
+ * leaves its own policy to `rule` and is reported in `problems`, except a deletion policy, which then
+ * resolves to `Retain`: a child whose wish cannot be read is kept, never deleted.
+ */
+export function observedChildPoliciesOf(child: KubeObject, rule: ChildPolicies = {}): { value: ResolvedChildPolicies; problems: string[] } {
+  const problems: string[] = [];
+  const own = ownPoliciesOf(child, problems);
+  const unreadable = child.metadata.annotations?.[DELETION_POLICY_ANNOTATION] !== undefined && own.deletionPolicy === undefined;
+  return { value: withRule({ ...own, ...(unreadable && { deletionPolicy: 'Retain' as const }) }, rule), problems };
 }
 
 /** The annotations' values over the rule's, over the defaults. */

@@ -46,6 +46,11 @@ export function objectKey(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
+/** Whether `obj` is being deleted (`metadata.deletionTimestamp` is set). */
+export function isTerminating(obj: KubeObject): boolean {
+  return Boolean(obj.metadata.deletionTimestamp);
+}
+
 /** The controller reference (`controller: true`) among the owner references, if any. */
 export function controllerRefOf(obj: KubeObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((ref) => ref.controller === true);

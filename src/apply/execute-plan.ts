@@ -10,6 +10,7 @@ import { isAlreadyExists, isConflict, isInvalid, isNotFound, KubeApiError, type 
 import { doomedBy, isDoomed, NotAttemptedError, type DoomedScope } from './doomed-writes.ts';
 import { planStopper, PlanStoppedError } from './plan-stopped.ts';
 import { childKey, type AppliedRecords } from './applied-records.ts';
+import { objectRefOf } from './object-ref.ts';
 import { checkValidAsNew, unchangedByDryRun } from './recreate-checks.ts';
 import { recreateIfImmutable, releaseChild } from './policy-writes.ts';
 
@@ -21,6 +22,11 @@ export interface ChildOutcome {
   error?: Error;
   /** True when the API was called. */
   wrote: boolean;
+  /**
+   * True when an update the API server refused for an immutable field was replaced by deleting the
+   * child (`onImmutableChange: Recreate`): it is gone until a later sync creates it anew.
+   */
+  replaced?: true;
 }
 
 /** What executing a plan needs. */
@@ -38,6 +44,11 @@ export interface ExecutePlanOptions {
    * the owner's already and the cache was behind (see `core/taken-name.ts`).
    */
   whyNotOurs: (existing: KubeObject) => string | undefined;
+  /**
+   * For a create refused because the name is taken by a child this owner released by its deletion
+   * policy: the object to write to take it back (`core/taken-name.ts` `reclaimedChild`), or `undefined`.
+   */
+  reclaim?: ((existing: KubeObject) => KubeObject | undefined) | undefined;
   logger: Logger;
   /**
    * Asked before each write: why the plan's answer has gone stale (`core/stale-answer.ts`), or `undefined`.
@@ -45,8 +56,6 @@ export interface ExecutePlanOptions {
    */
   stopIf?: (() => string | undefined) | undefined;
 }
-
-const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
 
 /** One server-side apply of a child: the object, the fingerprint to record, and whether it may only create. */
 interface ChildApply {
@@ -67,19 +76,25 @@ function describeChild(child: ChildRef): string {
 }
 
 /**
- * After a create the API server refused because the name is taken (one uncached read): returns
- * quietly when the object is ours and the cache was just behind, as its watch event brings the next
- * sync; otherwise throws, saying whose it is, so the sync fails with a SyncError naming it. Nothing is
- * written to it either way.
+ * After a create the API server refused because the name is taken (one uncached read): takes back a
+ * child this owner released that the answer names again (one write, resolving true); returns quietly
+ * when the object is ours and the cache was just behind, as its watch event brings the next sync;
+ * otherwise throws, saying whose it is, so the sync fails with a SyncError naming it.
  */
-async function judgeTakenName(options: ExecutePlanOptions, child: ChildRef, refusal: unknown): Promise<void> {
-  const existing = await options.writer.get(refOf(child));
+async function judgeTakenName(options: ExecutePlanOptions, child: ChildRef, refusal: unknown): Promise<boolean> {
+  const existing = await options.writer.get(objectRefOf(child));
   if (!existing) {
     // Deleted between the create and the read: the failed sync is retried, and creates it then.
     throw new Error(`${describeChild(child)} existed at the create and was gone at the read that followed`, { cause: refusal });
   }
+  const reclaimed = options.reclaim?.(existing);
+  if (reclaimed) {
+    await options.writer.replace(reclaimed);
+    return true;
+  }
   const reason = options.whyNotOurs(existing);
   if (reason !== undefined) throw new Error(`${describeChild(child)} already exists and ${reason}`, { cause: refusal });
+  return false;
 }
 
 /**
@@ -96,8 +111,7 @@ async function create(options: ExecutePlanOptions, decision: Extract<ChildDecisi
     return true;
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
-    await judgeTakenName(options, decision.child, err);
-    return false;
+    return judgeTakenName(options, decision.child, err);
   }
 }
 
@@ -117,7 +131,7 @@ async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDeci
   }
   await checkValidAsNew(options, decision);
   options.records.delete(childKey(decision.child));
-  return options.writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+  return options.writer.delete(objectRefOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
 }
 
 /**
@@ -127,7 +141,7 @@ async function recreate(options: ExecutePlanOptions, decision: Extract<ChildDeci
  */
 async function takeOver(options: ExecutePlanOptions, child: ChildRef, operations: readonly object[]): Promise<KubeObject> {
   try {
-    return await options.writer.patchJson(refOf(child), operations);
+    return await options.writer.patchJson(objectRefOf(child), operations);
   } catch (err) {
     throw new Error(`taking over the fields of ${describeChild(child)} from Metacontroller's or dynamic apply's field managers failed`
       + `${isInvalid(err) ? ' (changed since it was observed?)' : ''}`, { cause: err });
@@ -144,8 +158,8 @@ async function update(options: ExecutePlanOptions, decision: Extract<ChildDecisi
   await applyAndRecord(options, decision);
 }
 
-/** Runs one decision; resolves whether the API was written. */
-async function execute(options: ExecutePlanOptions, decision: ChildDecision): Promise<boolean> {
+/** Runs one decision; resolves whether the API was written, or `replaced` when an update became a delete. */
+async function execute(options: ExecutePlanOptions, decision: ChildDecision): Promise<boolean | 'replaced'> {
   const { writer } = options;
   switch (decision.action) {
     case 'unchanged':
@@ -153,13 +167,16 @@ async function execute(options: ExecutePlanOptions, decision: ChildDecision): Pr
       return false;
     case 'delete':
       options.records.delete(childKey(decision.child));
-      return writer.delete(refOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
+      return writer.delete(objectRefOf(decision.child), { uid: decision.uid, propagationPolicy: 'Background' });
     case 'create':
       return create(options, decision);
     case 'release':
       return releaseChild(options, decision);
     case 'update':
-      return update(options, decision).then(() => true, (err: unknown) => recreateIfImmutable(options, decision, err));
+      return update(options, decision).then(() => true, async (err: unknown) => {
+        await recreateIfImmutable(options, decision, err);
+        return 'replaced' as const;
+      });
     case 'recreate':
       return recreate(options, decision);
   }
@@ -206,7 +223,9 @@ async function executeOne(options: ExecutePlanOptions, decision: ChildDecision, 
   const scope = doomed.find((d) => isDoomed(d, decision));
   if (scope) return { child: decision.child, action: decision.action, error: new NotAttemptedError(`${what} not attempted`, { cause: scope.because }), wrote: false };
   try {
-    return { child: decision.child, action: decision.action, wrote: await execute(options, decision) };
+    const wrote = await execute(options, decision);
+    if (wrote === 'replaced') return { child: decision.child, action: decision.action, wrote: true, replaced: true };
+    return { child: decision.child, action: decision.action, wrote };
   } catch (cause) {
     return { child: decision.child, action: decision.action, error: failureOf(options, { decision, what, cause }, state), wrote: true };
   }

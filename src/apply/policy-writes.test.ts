@@ -58,11 +58,11 @@ function recordingWriter(updateAnswer: 'ok' | Error, dryRunAnswer: Error = new K
   return { calls, writer };
 }
 
-function execute(decision: ChildDecision, writer: ObjectWriter, strategy: 'server-side-apply' | 'dynamic-apply') {
+function execute(decision: ChildDecision, writer: ObjectWriter, strategy: 'server-side-apply' | 'dynamic-apply', reclaim?: (existing: KubeObject) => KubeObject | undefined) {
   const records = new Map<string, AppliedRecord>([[childKey(child), { uid: 'uid-old', resourceVersion: '3', hash: 'h' }]]);
   const outcomes = executePlan({
     decisions: [decision], writer, fieldManager: 'loom', applyStrategy: strategy, records,
-    observedOf: () => undefined, logger: pino({ level: 'silent' }), whyNotOurs: () => undefined,
+    observedOf: () => undefined, logger: pino({ level: 'silent' }), whyNotOurs: () => 'was released by this parent', reclaim,
   });
   return { outcomes, records };
 }
@@ -87,7 +87,8 @@ describe.each(['server-side-apply', 'dynamic-apply'] as const)('an update refuse
   it('with onImmutableChange: Recreate, deletes that child by UID once desired passes a dry-run create, and forgets its record', async () => {
     const { calls, writer } = recordingWriter(refusal);
     const { outcomes, records } = execute(updates[strategy](true), writer, strategy);
-    expect(await outcomes).toEqual([{ child, action: 'update', wrote: true }]);
+    // Reported as replaced, so writing in order takes the child as gone (NotFound), not as its old self.
+    expect(await outcomes).toEqual([{ child, action: 'update', wrote: true, replaced: true }]);
     expect(calls).toEqual([update, 'create (dry run) {"v":"2"}', 'delete settings uid=uid-old']);
     expect(records.size).toBe(0);
   });
@@ -132,5 +133,32 @@ describe('a release by deletion policy', () => {
   ])('leaves a child that is %s to the next sync', async (_what, answer) => {
     const { writer } = recordingWriter(answer);
     expect(await execute({ action: 'release', child, object: released }, writer, 'dynamic-apply').outcomes).toEqual([{ child, action: 'release', wrote: false }]);
+  });
+});
+
+describe('a create whose name a child released by this parent holds', () => {
+  const released: KubeObject = { ...desired, metadata: { ...desired.metadata, uid: 'uid-old', annotations: { 'loom.dev/released-from': 'uid-p' } } };
+  const unmarked: KubeObject = { ...released, metadata: { ...released.metadata, annotations: {} } };
+  const writer = (calls: string[]) => ({
+    create: () => Promise.reject(new KubeApiError('409 AlreadyExists', { status: 409, reason: 'AlreadyExists' })),
+    get: () => Promise.resolve(released),
+    replace: (obj: KubeObject) => {
+      calls.push(`replace ${JSON.stringify(obj.metadata.annotations)}`);
+      return Promise.resolve(obj);
+    },
+  }) as Pick<ObjectWriter, 'create' | 'get' | 'replace'> as ObjectWriter;
+
+  it('takes it back when the answer names it again: writes it unmarked, for the next claim to adopt, and does not fail', async () => {
+    const calls: string[] = [];
+    const [outcome] = await execute({ action: 'create', child, object: desired }, writer(calls), 'dynamic-apply', () => unmarked).outcomes;
+    expect(outcome).toEqual({ child, action: 'create', wrote: true });
+    expect(calls).toEqual(['replace {}']);
+  });
+
+  it('fails saying why when it may not be taken back', async () => {
+    const calls: string[] = [];
+    const [outcome] = await execute({ action: 'create', child, object: desired }, writer(calls), 'dynamic-apply', () => undefined).outcomes;
+    expect(chainOf(outcome?.error).join(' / ')).toMatch(/already exists and was released by this parent/);
+    expect(calls).toEqual([]);
   });
 });

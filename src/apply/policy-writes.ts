@@ -3,10 +3,11 @@
  * policies"): releasing a child by its `deletionPolicy`, and replacing one whose update the API server
  * refused for an immutable field (`onImmutableChange: Recreate`).
  */
-import type { ChildDecision, ChildRef } from '../core/index.ts';
+import type { ChildDecision } from '../core/index.ts';
 import { isConflict, isInvalid, isNotFound } from '../kube/index.ts';
 import { childKey } from './applied-records.ts';
 import type { ExecutePlanOptions } from './execute-plan.ts';
+import { objectRefOf } from './object-ref.ts';
 import { checkValidAsNew } from './recreate-checks.ts';
 
 type PolicyOptions = Pick<ExecutePlanOptions, 'writer' | 'fieldManager' | 'records' | 'logger'>;
@@ -42,13 +43,12 @@ export async function releaseChild(options: PolicyOptions, decision: Extract<Chi
   }
 }
 
-const refOf = (child: ChildRef) => ({ ...child, namespace: child.namespace || undefined });
-
 /**
  * After an in-place update failed with `refusal`: with `onImmutableChange: Recreate` and an immutable-field
  * refusal, deletes that one child (UID precondition, so a namesake created since is never deleted) once
  * its desired state has passed a dry-run create; the delete event brings the sync that creates it anew.
- * Any other failure is thrown as it came, so the sync fails with the API server's words.
+ * Any other failure is thrown as it came, so the sync fails with the API server's words. Its outcome
+ * says `replaced`: the child is gone until a later sync creates it, whatever the delete answered.
  */
 export async function recreateIfImmutable(options: PolicyOptions, decision: Extract<ChildDecision, { action: 'update' }>, refusal: unknown): Promise<boolean> {
   const recreate = decision.recreateIfImmutable;
@@ -57,5 +57,5 @@ export async function recreateIfImmutable(options: PolicyOptions, decision: Extr
   await checkValidAsNew(options, { action: 'recreate', child, uid: recreate.uid, desired: recreate.desired });
   options.logger.info({ child: `${child.kind} ${child.namespace}/${child.name}`, refusal: String(refusal) }, 'recreating a child whose update changes an immutable field');
   options.records.delete(childKey(child));
-  return options.writer.delete(refOf(child), { uid: recreate.uid, propagationPolicy: 'Background' });
+  return options.writer.delete(objectRefOf(child), { uid: recreate.uid, propagationPolicy: 'Background' });
 }

@@ -163,3 +163,24 @@ describe('loom validate: dependsOn', () => {
     expect(result.problems).toEqual([`${EXPRESSION}line 3, column 5: StatefulSet "db": loom.dev/depends-on: a cycle: StatefulSet/db → StatefulSet/db`]);
   });
 });
+
+describe('loom validate: loom.dev annotations of a DecoratorController\'s attachments', () => {
+  const decorator = (annotations: Record<string, string>) => JSON.stringify({
+    apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'DecoratorController', metadata: { name: 'd' },
+    spec: {
+      resources: [{ apiVersion: 'apps/v1', resource: 'statefulsets' }],
+      attachments: [{ apiVersion: 'v1', resource: 'configmaps' }],
+      hooks: { sync: { jsonata: { expression: `{\n  "attachments": [\n    ${child('v1', 'ConfigMap', 'info', annotations)}\n  ]\n}` } } },
+    },
+  });
+
+  it('warns that order and policy annotations are ignored there, as Metacontroller ignores them', async () => {
+    const result = await validateOne('d.yaml', decorator({ 'loom.dev/wave': '1', 'loom.dev/deletion-policy': 'Orphan', 'loom.dev/ready-when': 'true' }));
+    expect(result.problems).toEqual([]);
+    const at = 'warning: d.yaml: spec.hooks.sync.jsonata.expression: line 3, column 5: ConfigMap "info": ';
+    expect(result.warnings).toEqual([
+      `${at}loom.dev/wave: a DecoratorController ignores loom's order and policy annotations on attachments, as Metacontroller does`,
+      `${at}loom.dev/deletion-policy: a DecoratorController ignores loom's order and policy annotations on attachments, as Metacontroller does`,
+    ]);
+  });
+});

@@ -23,6 +23,7 @@ import {
   isRecord,
 } from '../api/index.ts';
 import type { ReadTextFile } from '../offline/render-inputs.ts';
+import { attachmentAnnotationWarnings } from './attachment-annotations.ts';
 import { childPolicyChecks } from './child-policy-checks.ts';
 import { jsonataSyntaxError } from './jsonata-syntax.ts';
 import { undeclaredChildren } from './undeclared-children.ts';
@@ -93,7 +94,9 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const parsed = parseDecoratorController(doc);
   const report = fromParse(parsed);
   report.problems.push(...compileHooks(doc, DECORATOR_HOOKS));
-  if (parsed.ok) addFindings(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
+  if (!parsed.ok) return report;
+  addFindings(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
+  report.warnings.push(...attachmentAnnotationWarnings(parsed.value.spec.hooks));
   return report;
 }
 
@@ -192,7 +195,8 @@ function isCrd(doc: unknown): doc is KubeObject {
  *   compiles; the loom.dev/* annotations of each literal child parse (wave, depends-on, policies),
  *   its ready-when compiles, each sibling it depends on is of a declared child kind (with a
  *   did-you-mean), and among the literal children none depends on a sibling of a later wave and no
- *   dependencies form a cycle;
+ *   dependencies form a cycle; a literal attachment of a DecoratorController that carries an order or
+ *   policy annotation, which a decorator ignores, is warned about;
  *
  * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
  * ConfigMap/Secret references resolve.

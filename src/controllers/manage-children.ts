@@ -40,6 +40,8 @@ export interface ChildManager {
    * `undefined` when it is (see `core/taken-name.ts`): a child, or an attachment, by its own rules.
    */
   whyNotOurs: (existing: KubeObject) => string | undefined;
+  /** A child released by policy that the answer names again, to take back (`core/taken-name.ts`); none for a decorator. */
+  reclaim?: ((existing: KubeObject) => KubeObject | undefined) | undefined;
   /** Asked before each write: why the answer has gone stale, so no further write is started (`apply/plan-stopped.ts`). */
   stopIf?: (() => string | undefined) | undefined;
   /** Judges children's readiness, for their order and the report; default kstatus's rules. */
@@ -50,6 +52,11 @@ export interface ChildManager {
   signal?: AbortSignal | undefined;
   /** The children's lifecycle policies (`child-policies.ts`); absent: unwanted objects are deleted, immutable changes fail. */
   policies?: PlanPolicies | undefined;
+  /**
+   * A DecoratorController's attachments: their `loom.dev/*` order annotations mean nothing, so every
+   * object is written at once and nothing is held or reported, exactly as under Metacontroller.
+   */
+  unordered?: boolean | undefined;
 }
 
 /**
@@ -105,7 +112,7 @@ function executeOptions(manager: ChildManager, observed: readonly KubeObject[]) 
   const byRef = new Map(observed.map((child) => [childKey(childRefOf(child)), child]));
   return {
     fieldManager, applyStrategy, records: manager.records, logger: manager.logger,
-    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, stopIf: manager.stopIf,
+    observedOf: (ref: ChildRef) => byRef.get(childKey(ref)), whyNotOurs: manager.whyNotOurs, reclaim: manager.reclaim, stopIf: manager.stopIf,
   };
 }
 
@@ -135,10 +142,15 @@ async function planFor(manager: ChildManager, allDesired: KubeObject[], observed
 }
 
 /**
- * Converges `observed` to `allDesired`. Children that ask for no order are written all at once, as
- * Metacontroller writes them; otherwise in order (`sync/ordered-writes.ts`), and what is held is reported.
+ * Converges `observed` to `allDesired`. Children that ask for no order (and every attachment, `unordered`)
+ * are written all at once, as Metacontroller writes them; otherwise in order (`sync/ordered-writes.ts`), and
+ * what is held is reported.
  */
 export async function manageChildren(manager: ChildManager, allDesired: KubeObject[], observed: KubeObject[]): Promise<ManagedChildren> {
+  if (manager.unordered) {
+    const decisions = await planFor(manager, allDesired, observed, awaitingOf(manager, allDesired));
+    return { failures: tally(manager, await executePlan({ ...executeOptions(manager, observed), decisions, writer: manager.host.writer })) };
+  }
   const ordering = childOrderOf(orderInput(manager, allDesired));
   if (!ordering.ok) {
     const error = new ChildOrderError(ordering.problems);

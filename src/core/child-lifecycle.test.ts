@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeletionPolicy } from '../api/controller-spec.ts';
 import type { KubeObject } from '../api/object.ts';
-import { finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, planPoliciesFor, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
+import { childNeedsLoomAtDeletion, finalizerForChildren, needsLoomAtDeletion, observedPoliciesOf, planPoliciesFor, recreatesOnImmutableChange, removalActionOf, type RemovalAction } from './child-lifecycle.ts';
 
 const cm = (annotations: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'ns', annotations } });
 
@@ -25,8 +25,26 @@ describe('observedPoliciesOf', () => {
     expect(observedPoliciesOf(cm(), undefined)).toMatchObject({ deletionPolicy: 'Delete', onImmutableChange: undefined, wave: 0 });
   });
 
-  it('falls back on the type\'s rule when an annotation was edited into something that does not parse', () => {
-    expect(observedPoliciesOf(cm({ 'loom.dev/deletion-policy': 'orphan' }), { deletionPolicy: 'Retain' }).deletionPolicy).toBe('Retain');
+  it('reads each annotation on its own: one that does not parse costs the others nothing', () => {
+    const edited = cm({ 'loom.dev/deletion-policy': 'Retain', 'loom.dev/ready-when': '', 'loom.dev/wave': 'two' });
+    expect(observedPoliciesOf(edited, { wave: 3 })).toMatchObject({ deletionPolicy: 'Retain', wave: 3, readyWhen: undefined });
+    expect(observedPoliciesOf(cm({ 'loom.dev/on-immutable-change': 'Recreate', 'loom.dev/wave': 'x' }), undefined).onImmutableChange).toBe('Recreate');
+  });
+
+  it('keeps a child whose deletion policy does not parse, whatever its type\'s rule says: never Delete', () => {
+    expect(observedPoliciesOf(cm({ 'loom.dev/deletion-policy': 'retain' }), undefined).deletionPolicy).toBe('Retain');
+    expect(observedPoliciesOf(cm({ 'loom.dev/deletion-policy': 'orphan' }), { deletionPolicy: 'Delete' }).deletionPolicy).toBe('Retain');
+  });
+});
+
+describe('planPoliciesFor with an annotation that does not parse', () => {
+  const parent: KubeObject = { apiVersion: 'example.com/v1', kind: 'App', metadata: { name: 'p', namespace: 'ns', uid: 'uid-p' } };
+
+  it('reports an annotation that does not parse, and keeps the child it would otherwise delete', () => {
+    const reported: string[] = [];
+    const policies = planPoliciesFor(() => undefined, parent, (child, problems) => reported.push(`${child.metadata.name}: ${problems.join('; ')}`));
+    expect(policies.removalOf(cm({ 'loom.dev/deletion-policy': 'retian' }))).toBe('keep');
+    expect(reported).toEqual(['c: loom.dev/deletion-policy: expected one of Delete, Orphan, Retain, got "retian"']);
   });
 });
 
@@ -46,6 +64,21 @@ describe('needsLoomAtDeletion', () => {
 
   it('counts a type\'s wave as the child\'s', () => {
     expect(needsLoomAtDeletion(observedPoliciesOf(cm(), { wave: 2 }))).toBe(true);
+  });
+});
+
+describe('childNeedsLoomAtDeletion', () => {
+  const terminating = (obj: KubeObject): KubeObject => ({ ...obj, metadata: { ...obj.metadata, deletionTimestamp: '2026-11-27T06:00:00Z' } });
+
+  it('does not count a terminating child that is to be deleted anyway, so it cannot hold the parent\'s finalizer forever', () => {
+    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/wave': '1' })), undefined)).toBe(false);
+    expect(childNeedsLoomAtDeletion(terminating(cm()), { wave: 2, deletionPolicy: 'Delete' })).toBe(false);
+  });
+
+  it('counts one that must survive, or that is not terminating, as needsLoomAtDeletion does', () => {
+    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/deletion-policy': 'Retain' })), undefined)).toBe(true);
+    expect(childNeedsLoomAtDeletion(cm({ 'loom.dev/wave': '1' }), undefined)).toBe(true);
+    expect(childNeedsLoomAtDeletion(cm(), undefined)).toBe(false);
   });
 });
 

@@ -4,10 +4,10 @@
  * when its parent is deleted (so the parent must carry loom's finalizer), and whether an update the API
  * server refuses for an immutable field replaces the child. Pure.
  */
-import { childPoliciesOf, type ResolvedChildPolicies } from '../api/child-annotations.ts';
+import { observedChildPoliciesOf, type ResolvedChildPolicies } from '../api/child-annotations.ts';
 import type { ChildPolicies } from '../api/controller-spec.ts';
-import type { KubeObject } from '../api/object.ts';
-import type { PlanPolicies } from './child-plan.ts';
+import { isTerminating, type KubeObject } from '../api/object.ts';
+import type { PlanPolicies } from './plan-policies.ts';
 
 /**
  * What becomes of a claimed child that is not desired: deleted, released (the parent's owner
@@ -16,18 +16,16 @@ import type { PlanPolicies } from './child-plan.ts';
 export type RemovalAction = 'delete' | 'release' | 'keep';
 
 /**
- * The policies of an observed child: its annotations over its type's rule. A written child's
- * annotations passed validation when they were desired; should they have been edited since into
- * something that does not parse, the type's rule alone decides, so the child is neither stuck nor
- * deleted against a rule that says otherwise.
+ * The policies of an observed child: its annotations over its type's rule, each annotation on its own
+ * (`observedChildPoliciesOf`): one edited into something that does not parse leaves its policy to the
+ * type's rule, and a deletion policy that does not parse keeps the child (`Retain`), never deletes it.
  */
 export function observedPoliciesOf(child: KubeObject, rule: ChildPolicies | undefined): ResolvedChildPolicies {
-  const own = childPoliciesOf(child, rule);
-  if (own.ok) return own.value;
-  const bare = childPoliciesOf({ ...child, metadata: { ...child.metadata, annotations: {} } }, rule);
-  if (bare.ok) return bare.value;
-  throw new Error('a child without annotations always has policies');
+  return observedChildPoliciesOf(child, rule).value;
 }
+
+/** Told of a child whose annotations do not parse (`problems`), so its owner hears why a policy was not followed. */
+export type PolicyProblemReport = (child: KubeObject, problems: string[]) => void;
 
 /**
  * `Delete` deletes; `Orphan` releases; `Retain` keeps the child owned while the parent lives and
@@ -50,6 +48,17 @@ export function removalActionOf(policies: Pick<ResolvedChildPolicies, 'deletionP
  */
 export function needsLoomAtDeletion(policies: ResolvedChildPolicies): boolean {
   return policies.deletionPolicy !== 'Delete' || policies.wave !== 0 || policies.dependsOn.length > 0;
+}
+
+/**
+ * Whether observed child `child` needs loom at its parent's deletion ({@link needsLoomAtDeletion}), by
+ * its policies over `rule`. A child already terminating whose policy is `Delete` does not: it goes
+ * anyway, and one stuck on a finalizer of its own must not keep the parent's forever.
+ */
+export function childNeedsLoomAtDeletion(child: KubeObject, rule: ChildPolicies | undefined): boolean {
+  const policies = observedPoliciesOf(child, rule);
+  if (isTerminating(child) && policies.deletionPolicy === 'Delete') return false;
+  return needsLoomAtDeletion(policies);
 }
 
 /** Whether an in-place update the API server refuses for an immutable field deletes the child, for a later sync to create anew. */
@@ -80,13 +89,18 @@ export function finalizerForChildren(input: ChildFinalizerInput): 'add' | 'remov
 
 /**
  * The policies the plan of `parent`'s children follows (`child-plan.ts`), each child's annotations over
- * its type's rule (`ruleOf`); a parent being deleted releases its `Retain` children.
+ * its type's rule (`ruleOf`); a parent being deleted releases its `Retain` children. A child going whose
+ * annotations do not parse is told to `report`.
  */
-export function planPoliciesFor(ruleOf: (obj: KubeObject) => ChildPolicies | undefined, parent: KubeObject): PlanPolicies {
+export function planPoliciesFor(ruleOf: (obj: KubeObject) => ChildPolicies | undefined, parent: KubeObject, report?: PolicyProblemReport): PlanPolicies {
   const going = Boolean(parent.metadata.deletionTimestamp);
   return {
     parentUid: parent.metadata.uid ?? '',
-    removalOf: (observed) => removalActionOf(observedPoliciesOf(observed, ruleOf(observed)), going),
+    removalOf: (observed) => {
+      const { value, problems } = observedChildPoliciesOf(observed, ruleOf(observed));
+      if (problems.length > 0) report?.(observed, problems);
+      return removalActionOf(value, going);
+    },
     recreatesOnImmutable: (desired) => recreatesOnImmutableChange(observedPoliciesOf(desired, ruleOf(desired))),
   };
 }

@@ -13,13 +13,12 @@
  * plan needs no revision logic.
  */
 import { runToEnd } from './run-to-end.ts';
-import type { KubeObject } from '../api/object.ts';
+import { isTerminating, type KubeObject } from '../api/object.ts';
 import { fingerprintOf, isUpToDate, type AppliedRecord } from './applied-fingerprint.ts';
 import { compareStrings } from '../api/json-value.ts';
 import { ownershipTakeover, type JsonPatchOperation } from './ownership-takeover.ts';
 import { dynamicApplyMerge, jsonEqual, withLastApplied, withoutLastApplied } from './three-way-merge.ts';
-import type { RemovalAction } from './child-lifecycle.ts';
-import { policyReleasedChild } from './policy-release.ts';
+import { inPlace, removalOf, type PlanPolicies, type RecreateOnImmutable } from './plan-policies.ts';
 
 /** `updateStrategy.method` of a child rule; `OnDelete` when the rule sets none. */
 export type UpdateMethod = 'OnDelete' | 'Recreate' | 'InPlace' | 'RollingRecreate' | 'RollingInPlace';
@@ -67,16 +66,6 @@ export interface ReleaseDecision {
   action: 'release';
   child: ChildRef;
   object: KubeObject;
-}
-
-/**
- * With `onImmutableChange: Recreate`: when the API server refuses the update for an immutable field,
- * the child of this UID is deleted (UID precondition) and a later sync creates it anew.
- */
-export interface RecreateOnImmutable {
-  uid: string | undefined;
-  /** The desired child, which must pass a dry-run create before the old one is deleted. */
-  desired: KubeObject;
 }
 
 /** Dynamic-apply update: PUT the merged object (it carries observed's resourceVersion). */
@@ -148,6 +137,8 @@ export interface SkipDecision {
   reason: 'terminating' | 'on-delete' | 'retain';
 }
 
+export type { PlanPolicies, RecreateOnImmutable };
+
 /** What to do about one child. */
 export type ChildDecision =
   | CreateDecision
@@ -176,16 +167,6 @@ export interface PlanChildrenInput {
   policies?: PlanPolicies | undefined;
 }
 
-/** What the lifecycle policies of the parent's children ask of a plan (`child-lifecycle.ts`). */
-export interface PlanPolicies {
-  /** The UID of the parent, whose owner references a release removes. */
-  parentUid: string;
-  /** What becomes of observed child `observed` when it is not desired. */
-  removalOf: (observed: KubeObject) => RemovalAction;
-  /** Whether an update of `desired` refused for an immutable field recreates it. */
-  recreatesOnImmutable: (desired: KubeObject) => boolean;
-}
-
 /** The identity of `obj`. */
 export function childRefOf(obj: KubeObject): ChildRef {
   const { namespace = '', name = '' } = obj.metadata;
@@ -209,27 +190,6 @@ function compareRefs(a: ChildRef, b: ChildRef): number {
     compareStrings(a.namespace, b.namespace) ||
     compareStrings(a.name, b.name)
   );
-}
-
-function isTerminating(obj: KubeObject): boolean {
-  return Boolean(obj.metadata.deletionTimestamp);
-}
-
-/** An observed child that is not desired: deleted (or released or kept, by its policy), unless it is already going. */
-function removalOf(observed: KubeObject, policies: PlanPolicies | undefined): DeleteDecision | ReleaseDecision | SkipDecision {
-  const child = childRefOf(observed);
-  if (isTerminating(observed)) return { action: 'skip', child, reason: 'terminating' };
-  const removal = policies?.removalOf(observed) ?? 'delete';
-  if (removal === 'keep') return { action: 'skip', child, reason: 'retain' };
-  if (removal === 'delete') return { action: 'delete', child, uid: observed.metadata.uid };
-  const object = policyReleasedChild(observed, policies!.parentUid);
-  return object ? { action: 'release', child, object } : { action: 'skip', child, reason: 'retain' };
-}
-
-/** An in-place update, marked to recreate the child on an immutable-field refusal when its policy says so. */
-function inPlace(observed: KubeObject, desired: KubeObject, update: MergedUpdateDecision | ApplyUpdateDecision, input: PlanChildrenInput): ChildDecision {
-  if (!input.policies?.recreatesOnImmutable(desired)) return update;
-  return { ...update, recreateIfImmutable: { uid: observed.metadata.uid, desired } };
 }
 
 function createOf(desired: KubeObject, strategy: ApplyStrategy): CreateDecision {
@@ -288,7 +248,7 @@ function revisionOf(observed: KubeObject, desired: KubeObject, input: PlanChildr
   if (isTerminating(observed)) return { action: 'skip', child, reason: 'terminating' };
   switch (BASE_METHOD[input.methodFor(desired.apiVersion, desired.kind)]) {
     case 'InPlace':
-      return inPlace(observed, desired, update, input);
+      return inPlace(observed, desired, update, input.policies);
     case 'Recreate':
       return recreateOf(observed, desired, update);
     default:
@@ -315,7 +275,7 @@ export function* planChildrenInSlices(input: PlanChildrenInput, size: number): G
   const observed = byIdentity(input.observed);
   const decisions: ChildDecision[] = [...observed]
     .filter(([id]) => !desired.has(id))
-    .map(([, obj]) => removalOf(obj, input.policies))
+    .map(([, obj]) => removalOf(obj, childRefOf(obj), input.policies))
     .sort((a, b) => compareRefs(a.child, b.child));
   let inSlice = 0;
   for (const [id, want] of desired) {

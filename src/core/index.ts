@@ -17,9 +17,9 @@ export {
 } from './child-plan.ts';
 export { sanitizeForApply } from './sanitize-desired.ts';
 export { runToEnd } from './run-to-end.ts';
-export { whyNotChild, whyNotAttachment } from './taken-name.ts';
+export { whyNotChild, whyNotAttachment, reclaimedChild } from './taken-name.ts';
 export {
-  observedPoliciesOf, removalActionOf, needsLoomAtDeletion, recreatesOnImmutableChange, finalizerForChildren, planPoliciesFor,
+  observedPoliciesOf, removalActionOf, needsLoomAtDeletion, childNeedsLoomAtDeletion, recreatesOnImmutableChange, finalizerForChildren, planPoliciesFor,
   type RemovalAction, type ChildFinalizerInput,
 } from './child-lifecycle.ts';
 export { RELEASED_FROM_ANNOTATION, isReleasedFrom, policyReleasedChild } from './policy-release.ts';

@@ -27,3 +27,9 @@ export function policyReleasedChild(child: KubeObject, parentUid: string): KubeO
   const annotations = { ...child.metadata.annotations, [RELEASED_FROM_ANNOTATION]: parentUid };
   return { ...child, metadata: { ...child.metadata, ownerReferences: kept, annotations } };
 }
+
+/** `child` without the released marker: what a parent that takes a released child back writes (`taken-name.ts`). */
+export function unmarkedChild(child: KubeObject): KubeObject {
+  const { [RELEASED_FROM_ANNOTATION]: _released, ...annotations } = child.metadata.annotations ?? {};
+  return { ...child, metadata: { ...child.metadata, annotations } };
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DECORATOR_CONTROLLER_ANNOTATION } from '../api/well-known.ts';
 import type { LabelSelector } from '../api/label-selector.ts';
 import type { KubeObject, OwnerReference } from '../api/object.ts';
-import { whyNotAttachment, whyNotChild } from './taken-name.ts';
+import { reclaimedChild, whyNotAttachment, whyNotChild } from './taken-name.ts';
 
 const UID = 'uid-parent';
 const DELETED_AT = '2024-01-01T00:00:00Z';
@@ -57,6 +57,28 @@ describe('whyNotChild', () => {
     const wide: LabelSelector = { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['a', 'b'] }] };
     expect(whyNotChild({ parent: parent(), selector: wide, existing: existing() }))
       .toBe('has no controller and does not match the selector app=web,tier in (a,b)');
+  });
+});
+
+describe('reclaimedChild', () => {
+  const released = (extra: Parameters<typeof existing>[0] = {}) => existing({ ...extra, annotations: { 'loom.dev/released-from': UID, keep: 'me' } });
+
+  it('takes back a child this parent released once the answer names it again: the same object, unmarked, for the claim to adopt', () => {
+    const back = reclaimedChild({ parent: parent(), selector, existing: released() });
+    expect(back?.metadata.annotations).toEqual({ keep: 'me' });
+    expect({ ...back, metadata: { ...back?.metadata, annotations: undefined } }).toEqual({ ...released(), metadata: { ...released().metadata, annotations: undefined } });
+  });
+
+  it.each<[string, KubeObject, boolean, 'Never' | undefined]>([
+    ['an orphan another parent released', existing({ annotations: { 'loom.dev/released-from': 'uid-other' } }), false, undefined],
+    ['a plain matching orphan (the claim adopts it anyway)', existing(), false, undefined],
+    ['a released child someone else controls now', released({ refs: [otherRef] }), false, undefined],
+    ['a released child that no longer matches', released({ labels: {} }), false, undefined],
+    ['a released child being deleted', released({ deleting: true }), false, undefined],
+    ['a released child while the parent is being deleted', released(), true, undefined],
+    ['a released child of a type that says adopt: Never', released(), false, 'Never'],
+  ])('leaves alone %s', (_what, obj, deleting, adopt) => {
+    expect(reclaimedChild({ parent: parent(deleting), selector, existing: obj, adopt })).toBeUndefined();
   });
 });
 

@@ -11,7 +11,7 @@ import { formatSelector, matchesSelector, type LabelSelector } from '../api/labe
 import { controllerRefOf, type KubeObject } from '../api/object.ts';
 import type { AdoptPolicy } from '../api/controller-spec.ts';
 import { claimChildren } from './claim.ts';
-import { isReleasedFrom } from './policy-release.ts';
+import { isReleasedFrom, unmarkedChild } from './policy-release.ts';
 import { isAttachmentOf } from './decorator.ts';
 
 /**
@@ -28,6 +28,20 @@ export function whyNotChild(options: { parent: KubeObject; selector: LabelSelect
   if (controller) return `is not controlled by this parent (controller: ${controller.kind} ${controller.name})`;
   if (!matchesSelector(selector, existing.metadata.labels)) return `has no controller and does not match the selector ${formatSelector(selector)}`;
   return whyNotAdopted(parent, existing, adopt);
+}
+
+/**
+ * A child this parent released by its deletion policy (`policy-release.ts`) that the hook's answer
+ * names again: the object to write to take it back, `existing` without the released marker, which the
+ * claim of the sync its event brings then adopts by the selector as any orphan; `undefined` when it is
+ * not such a child, or the claim rules would not adopt it even unmarked. The marker only keeps the
+ * selector from adopting a released child the answer does not want.
+ */
+export function reclaimedChild(options: { parent: KubeObject; selector: LabelSelector; existing: KubeObject; adopt?: AdoptPolicy | undefined }): KubeObject | undefined {
+  const { parent, selector, existing, adopt } = options;
+  if (!isReleasedFrom(existing, parent.metadata.uid)) return undefined;
+  const unmarked = unmarkedChild(existing);
+  return claimChildren({ parent, selector, candidates: [unmarked], adopt }).adopt.length > 0 ? unmarked : undefined;
 }
 
 /** Why a matching object without a controller is not adopted. */

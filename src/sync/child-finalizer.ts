@@ -9,8 +9,8 @@
  * it always was, and so is a parent deleted with a propagation policy of its own (`orphan`,
  * `foreground`) or one that stopped matching the controller's parent selector.
  */
-import type { CompositeHookResponse, KubeObject, LabelSelector } from '../api/index.ts';
-import { afterFinalize, finalizerForChildren, GC_FINALIZERS, needsLoomAtDeletion, observedPoliciesOf, type LifecycleDecision } from '../core/index.ts';
+import { isTerminating, type CompositeHookResponse, type KubeObject, type LabelSelector } from '../api/index.ts';
+import { afterFinalize, childNeedsLoomAtDeletion, finalizerForChildren, GC_FINALIZERS, type LifecycleDecision } from '../core/index.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
 import { stopWhenStale } from './stale-writes.ts';
 
@@ -34,8 +34,6 @@ export interface ChildWritesPlan {
   desired: KubeObject[];
 }
 
-const isTerminating = (obj: KubeObject): boolean => Boolean(obj.metadata.deletionTimestamp);
-
 /**
  * Whether loom tears the children of a parent being deleted down itself. Not when the deletion asked the
  * garbage collector for a propagation of its own (`orphan`, `foregroundDeletion`): the user's choice
@@ -48,7 +46,7 @@ function tearsDown(ctx: ChildFinalizerContext, parent: KubeObject, claimed: read
 
 /** Whether some child of `objects` needs loom at the parent's deletion. */
 function needLoom(ctx: ChildFinalizerContext, objects: readonly KubeObject[]): boolean {
-  return objects.some((obj) => needsLoomAtDeletion(observedPoliciesOf(obj, ctx.ports.childRule?.(obj))));
+  return objects.some((obj) => childNeedsLoomAtDeletion(obj, ctx.ports.childRule?.(obj)));
 }
 
 /** Whether the sync may tear the children down: a terminating parent whose finalizer loom holds without a finalize hook. */

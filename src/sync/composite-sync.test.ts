@@ -211,6 +211,14 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     expect(fakes.calls).toEqual(['claim', 'related', 'claim', 'remove finalizer', 'sync hook', 'status (converged)']);
   });
 
+  it('removes the finalizer of a deleted parent whose only child needing loom is itself terminating with policy Delete', async () => {
+    // A wave-1 child stuck on a finalizer of its own would otherwise keep the parent's forever.
+    const stuck = { ...waved, metadata: { ...waved.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['example.com/cleanup'] } };
+    const fakes = fakePorts(deleted(), { claimed: [child, stuck] });
+    await sync(plain, fakes);
+    expect(fakes.calls).toContain('remove finalizer');
+  });
+
   it('keeps the finalizer when a child that needs loom reaches the cache between the teardown check and the claim', async () => {
     const fakes = fakePorts(deleted(), { claimed: [] });
     let claims = 0;

@@ -20,7 +20,7 @@ const remove = (o: KubeObject): ChildDecision => ({ action: 'delete', child: chi
 /** Runs `writeInOrder` over a fake API: widgets are answered not ready; records each round's writes. */
 async function run(input: {
   desired: KubeObject[]; decisions: ChildDecision[]; observed?: KubeObject[]; unwanted?: KubeObject[]; stopAfter?: number;
-  remembered?: ReadonlyMap<string, Readiness>;
+  remembered?: ReadonlyMap<string, Readiness>; replaced?: string;
 }) {
   const order = childOrderOf({ desired: input.desired, declared, ruleOf: () => undefined });
   if (!order.ok) throw new Error(order.problems.join());
@@ -41,6 +41,8 @@ async function run(input: {
       return Promise.resolve(round.map((d): ChildOutcome => {
         if (stopped) return { child: d.child, action: d.action, wrote: false, error: new PlanStoppedError(d.action, 'parent deleted') };
         if (d.action === 'create') answers.set(orderKeyOf(d.child), d.object.kind === 'Widget' ? notReady(d.object) : d.object);
+        // An update refused for an immutable field and replaced by its delete (`onImmutableChange: Recreate`).
+        if (d.child.name === input.replaced) return { child: d.child, action: d.action, wrote: true, replaced: true };
         return { child: d.child, action: d.action, wrote: true };
       }));
     },
@@ -104,6 +106,16 @@ describe('writeInOrder', () => {
     const desired = [obj('Widget', 'db'), obj('ConfigMap', 'app', wave(1))];
     const { judged } = await run({ desired, decisions: desired.map(create) });
     expect(judged).toEqual(['db InProgress']);
+  });
+
+  it('holds what comes after a child whose update was replaced by its delete: it is gone until created anew', async () => {
+    const job = obj('ConfigMap', 'job');
+    const app = obj('ConfigMap', 'app', wave(1));
+    const update: ChildDecision = { action: 'update', strategy: 'server-side-apply', child: childRefOf(job), object: job, fingerprint: 'h', takeOver: undefined };
+    const { rounds, held, children } = await run({ desired: [job, app], decisions: [update, create(app)], observed: [job], replaced: 'job' });
+    expect(rounds).toEqual([['update job']]);
+    expect(held.map((h) => h.ref.name)).toEqual(['app']);
+    expect(children.map((c) => `${c.ref.name} ${c.readiness.status}`)).toEqual(['job NotFound', 'app NotFound']);
   });
 
   it('without order: one round, every write in plan order', async () => {

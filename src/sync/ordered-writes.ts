@@ -84,7 +84,7 @@ class Progress {
       if (!this.input.order.children.has(key)) continue;
       const object = this.input.writtenOf(key);
       if (outcome.error) this.progress.set(key, { state: 'failed' });
-      else if (outcome.action === 'recreate' && outcome.wrote) this.progress.set(key, { state: 'settled', readiness: readinessOf(undefined) });
+      else if ((outcome.action === 'recreate' && outcome.wrote) || outcome.replaced) this.progress.set(key, { state: 'settled', readiness: readinessOf(undefined) });
       else if (object) answered.push({ key, object });
       else this.progress.set(key, { state: 'settled', readiness: this.observed(key) });
     }

@@ -4,7 +4,7 @@
  */
 import { groupOf, type ControllerRevision, type KubeObject } from '../../api/index.ts';
 import { childKey } from '../../apply/index.ts';
-import { childRefOf, planPoliciesFor, whyNotChild, type RevisionWrite } from '../../core/index.ts';
+import { childRefOf, planPoliciesFor, reclaimedChild, whyNotChild, type RevisionWrite } from '../../core/index.ts';
 import { RetryAfterError } from '../../engine/index.ts';
 import { isAlreadyExists } from '../../kube/index.ts';
 import { manageChildren } from '../manage-children.ts';
@@ -80,9 +80,12 @@ export function livePorts(ctx: CompositeContext): CompositeSyncPorts {
     answer: (call, signal) => answer(ctx, call, signal),
     manageChildren: ({ parent, selector, desired, claimed, stopIf, signal }) => {
       const whyNotOurs = (existing: KubeObject) => whyNotChild({ parent, selector, existing, adopt: ruleOf(ctx.children, existing)?.adopt });
-      const policies = planPoliciesFor((obj) => ruleOf(ctx.children, obj), parent);
+      const reclaim = (existing: KubeObject) => reclaimedChild({ parent, selector, existing, adopt: ruleOf(ctx.children, existing)?.adopt });
+      // An edited annotation that does not parse keeps the child (never deletes it); the log says why.
+      const policies = planPoliciesFor((obj) => ruleOf(ctx.children, obj), parent, (child, problems) => ctx.logger.warn(
+        { child: `${child.kind} ${child.metadata.namespace ?? ''}/${child.metadata.name ?? ''}`, problems }, 'a child\'s loom.dev annotations do not parse; its type\'s rule decides, and a deletion policy keeps it'));
       const manager = {
-        ...ctx, types: ctx.children, whyNotOurs, stopIf, policies, judge: ctx.readiness, signal, reportReadiness: ctx.controller.spec.readyCondition,
+        ...ctx, types: ctx.children, whyNotOurs, reclaim, stopIf, policies, judge: ctx.readiness, signal, reportReadiness: ctx.controller.spec.readyCondition,
       };
       return manageChildren(manager, desired, claimed);
     },

@@ -78,7 +78,8 @@ export function livePorts(ctx: DecoratorContext): DecoratorSyncPorts<TargetKey> 
     writeTarget: (writes) => writeTarget(ctx, writes),
     manageAttachments: (target, desired, observed, stopIf) => {
       const whyNotOurs = (existing: KubeObject) => whyNotAttachment({ target, controllerName: ctx.controller.name, existing });
-      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs, stopIf, judge: ctx.readiness }, desired, observed).then((managed) => managed.failures);
+      // No policies and no order: a decorator ignores loom's child annotations, as Metacontroller does.
+      return manageChildren({ ...ctx, types: ctx.attachments, whyNotOurs, stopIf, unordered: true }, desired, observed).then((managed) => managed.failures);
     },
   };
 }
