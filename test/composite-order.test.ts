@@ -22,15 +22,20 @@ let namespace: string;
 
 /**
  * `spec.mode` picks the children: `waves` (a and db in wave 0, b in wave 1, c in wave 2 depending on
- * b), `gone` (none), `cycle` (a and b depending on each other), `plain` (no loom annotations).
+ * b), `gone` (none), `cycle` (a and b depending on each other), `plain` (no loom annotations), `hold`
+ * (low in wave 0, high in wave 1 with a finalizer of the test's), `hold-gone` (none, and the status
+ * counts the children seen terminating, so the test knows a sync saw one).
  */
 const HOOK = `(
   $n := parent.metadata.name;
   $cm := function($name, $ann) { { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": $n & "-" & $name, "annotations": $ann }, "data": { "v": "1" } } };
   $db := { "apiVersion": "${TEST_GROUP}/v1", "kind": "${CHILD.kind}", "metadata": { "name": $n & "-db", "annotations": { "loom.dev/wave": "0" } }, "spec": { "size": 1 } };
   $mode := parent.spec.mode;
+  $high := { "apiVersion": "v1", "kind": "ConfigMap", "metadata": { "name": $n & "-high", "annotations": { "loom.dev/wave": "1" }, "finalizers": ["example.com/test-hold"] } };
+  $mode = "hold-gone" ? { "children": [], "status": { "terminating": $count(children."ConfigMap.v1".*[$exists(metadata.deletionTimestamp)]) } } :
   {
     "children": $mode = "gone" ? [] :
+      $mode = "hold" ? [$cm("low", { "loom.dev/wave": "0" }), $high] :
       $mode = "plain" ? [$cm("a"), $cm("b")] :
       $mode = "cycle" ? [$cm("a", { "loom.dev/depends-on": "ConfigMap/" & $n & "-b" }), $cm("b", { "loom.dev/depends-on": "ConfigMap/" & $n & "-a" })] :
       [$cm("a", { "loom.dev/wave": "0" }), $db, $cm("b", { "loom.dev/wave": "1" }), $cm("c", { "loom.dev/wave": "2", "loom.dev/depends-on": "ConfigMap/" & $n & "-b" })],
@@ -173,6 +178,17 @@ describe('children in order', () => {
     } finally {
       stop.abort();
     }
+  });
+
+  it('keeps a lower wave while a going child of a higher wave is terminating, and deletes it once that one is gone', async () => {
+    await clients.apply(parent('h', 'hold'));
+    await eventually(async () => ((await configMap('h-low')) && (await configMap('h-high'))) ?? undefined, 'both children');
+    await clients.apply(parent('h', 'hold-gone'));
+    // A sync that saw h-high terminating (held by the test's finalizer) has written its deletions by now.
+    await eventually(async () => ((await getParent('h'))?.status as { terminating?: number } | undefined)?.terminating === 1 || undefined, 'a sync that saw h-high terminating');
+    expect(await configMap('h-low')).toBeDefined();
+    await clients.writer.patchJson({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name: 'h-high' }, [{ op: 'remove', path: '/metadata/finalizers' }]);
+    await eventually(async () => ((await configMap('h-low')) === undefined && (await configMap('h-high')) === undefined) || undefined, 'both children deleted');
   });
 
   it('refuses a dependsOn cycle before writing anything, with an event and the Ready condition', async () => {

@@ -52,6 +52,19 @@ describe('childPoliciesOf', () => {
     ]);
   });
 
+  it('quotes the head of an unparseable value, not all of it', () => {
+    const huge = `x${'9'.repeat(200_000)}`;
+    const result = childPoliciesOf(child({ 'loom.dev/wave': huge, 'loom.dev/depends-on': `ConfigMap/Bad_${huge}` }));
+    expect(result.ok).toBe(false);
+    const problems = result.ok ? [] : result.problems;
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^loom\.dev\/wave: expected an integer, got "x9{40,}/);
+    for (const problem of problems) {
+      expect(problem).toContain('more characters');
+      expect(problem.length).toBeLessThan(300);
+    }
+  });
+
   it('refuses more than 100 siblings', () => {
     const many = Array.from({ length: 101 }, (_, i) => `ConfigMap/c${i}`).join(',');
     expect(childPoliciesOf(child({ 'loom.dev/depends-on': many }))).toEqual({

@@ -10,6 +10,7 @@ import {
   type ChildPolicies, type DeletionPolicy, type ImmutableChangePolicy,
 } from './controller-spec.ts';
 import type { KubeObject } from './object.ts';
+import { boundedText } from './bounded-text.ts';
 
 /** An integer; lower waves are written, and must be ready, first. */
 export const WAVE_ANNOTATION = 'loom.dev/wave';
@@ -59,10 +60,18 @@ const KIND = /^[A-Za-z][A-Za-z0-9]*$/;
 const GROUP = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
+/** The most characters of an annotation's value a problem quotes: a value may be 256 KiB, and problems go into events and the parent's Ready message. */
+const QUOTED_CHARS = 80;
+
+/** `value` as a problem quotes it: in JSON quotes, its head only when long. */
+function quoted(value: string): string {
+  return JSON.stringify(boundedText(value, QUOTED_CHARS));
+}
+
 /** The part of a reference that fails its syntax, as a message, or `undefined`. */
 function badPart(text: string, parts: Array<[string | undefined, RegExp, string]>): string | undefined {
   for (const [value, syntax, what] of parts) {
-    if (value !== undefined && !syntax.test(value)) return `${JSON.stringify(text)}: ${JSON.stringify(value)} is not ${what}`;
+    if (value !== undefined && !syntax.test(value)) return `${quoted(text)}: ${quoted(value)} is not ${what}`;
   }
   return undefined;
 }
@@ -70,7 +79,7 @@ function badPart(text: string, parts: Array<[string | undefined, RegExp, string]
 /** One `Kind[.group]/[namespace/]name`, or why it is not one. */
 export function parseSiblingRef(text: string): SiblingRef | string {
   const parts = text.split('/');
-  if (parts.length < 2 || parts.length > 3) return `${JSON.stringify(text)} is not Kind[.group]/[namespace/]name`;
+  if (parts.length < 2 || parts.length > 3) return `${quoted(text)} is not Kind[.group]/[namespace/]name`;
   const [type = '', ...rest] = parts;
   const dot = type.indexOf('.');
   const kind = dot < 0 ? type : type.slice(0, dot);
@@ -90,7 +99,7 @@ function omitAbsent(ref: { kind: string; group: string | undefined; namespace: s
 function readWave(value: string | undefined, problems: string[]): number | undefined {
   if (value === undefined) return undefined;
   if (WAVE.test(value.trim())) return Number(value.trim());
-  problems.push(`${WAVE_ANNOTATION}: expected an integer, got ${JSON.stringify(value)}`);
+  problems.push(`${WAVE_ANNOTATION}: expected an integer, got ${quoted(value)}`);
   return undefined;
 }
 
@@ -113,7 +122,7 @@ function readDependsOn(value: string | undefined, problems: string[]): SiblingRe
 function readChoice<T extends string>(annotation: string, value: string | undefined, choices: readonly T[], problems: string[]): T | undefined {
   if (value === undefined) return undefined;
   if ((choices as readonly string[]).includes(value)) return value as T;
-  problems.push(`${annotation}: expected one of ${choices.join(', ')}, got ${JSON.stringify(value)}`);
+  problems.push(`${annotation}: expected one of ${choices.join(', ')}, got ${quoted(value)}`);
   return undefined;
 }
 

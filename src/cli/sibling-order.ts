@@ -5,6 +5,7 @@
  * one with a namespace, is left for a running loom to judge.
  */
 import { DEPENDS_ON_ANNOTATION, groupOf, type SiblingRef } from '../api/index.ts';
+import { dependencyCycles, describeCycle } from '../core/index.ts';
 import type { LiteralObject } from './literal-objects.ts';
 
 /** A literal child whose annotations parse. */
@@ -56,51 +57,10 @@ function waveProblems(children: readonly OrderedChild[], graph: ReturnType<typeo
   }));
 }
 
-/**
- * The cycles of `graph`, each once, as the indexes on it from where a depth-first walk in source order
- * first meets it. The walk keeps a stack of its own: a long chain of literal children must not
- * overflow the call stack.
- */
-type Visit = 'new' | 'open' | 'done';
-
-function cycles(graph: ReturnType<typeof edges>): number[][] {
-  const state = graph.map((): Visit => 'new');
-  const found: number[][] = [];
-  for (let root = 0; root < graph.length; root++) {
-    if (state[root] !== 'new') continue;
-    const path: { node: number; next: number }[] = [{ node: root, next: 0 }];
-    state[root] = 'open';
-    for (let top = path.at(-1); top !== undefined; top = path.at(-1)) {
-      const edge = graph[top.node]?.[top.next++];
-      if (edge === undefined) {
-        state[top.node] = 'done';
-        path.pop();
-      } else if (state[edge.to] === 'open') {
-        found.push(path.slice(path.findIndex((step) => step.node === edge.to)).map((step) => step.node));
-      } else if (state[edge.to] === 'new') {
-        state[edge.to] = 'open';
-        path.push({ node: edge.to, next: 0 });
-      }
-    }
-  }
-  return found;
-}
-
-/** The most children of a cycle a message names: a long one is cut in its middle. */
-const CYCLE_SHOWN = 8;
-
-/** `A → B → C → A`, with the middle of a long cycle left out. */
-function describeCycle(members: readonly string[]): string {
-  const shown = members.length <= CYCLE_SHOWN
-    ? members
-    : [...members.slice(0, CYCLE_SHOWN - 1), `… ${members.length - CYCLE_SHOWN} more`, members.at(-1) ?? ''];
-  return [...shown, members[0] ?? ''].join(' → ');
-}
-
 /** Every problem of order among `children` (see the module comment). */
 export function siblingOrderProblems(children: readonly OrderedChild[]): OrderProblem[] {
   const graph = edges(children);
-  const loops = cycles(graph).map((loop) => {
+  const loops = dependencyCycles(graph.map((deps) => deps.map(({ to }) => to))).map((loop) => {
     const first = children[loop[0] ?? 0]!;
     return { child: first, message: `${DEPENDS_ON_ANNOTATION}: a cycle: ${describeCycle(loop.map((i) => label(children[i])))}` };
   });

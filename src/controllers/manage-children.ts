@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { objectKey, type ChildPolicies, type KubeObject, type UpdateMethod } from '../api/index.ts';
 import { childKey, executePlan, type AppliedRecords, type ChildOutcome } from '../apply/index.ts';
 import {
-  childOrderOf, childRefOf, fingerprintOf, orderKeyOf, planChildrenInSlices, removalOrderOf,
+  childOrderOf, childRefOf, fingerprintOf, goingChildren, orderKeyOf, ordersChildren, planChildrenInSlices, removalOrderOf,
   type ChildDecision, type ChildOrder, type ChildRef, type ChildrenReport, type PlanPolicies, type Readiness,
 } from '../core/index.ts';
 import { boundedJoin } from '../api/index.ts';
@@ -159,25 +159,20 @@ export async function manageChildren(manager: ChildManager, allDesired: KubeObje
   const awaiting = awaitingOf(manager, allDesired);
   const decisions = await planFor(manager, allDesired, observed, awaiting);
   const options = executeOptions(manager, observed);
-  const removals = removalOrderOf(orderInput(manager, deleted(decisions, observed)));
-  if (!ordering.order.ordered && !removals.ordered && !manager.reportReadiness) {
+  const removals = removalOrderOf(orderInput(manager, goingChildren(decisions, observed, ordering.order)));
+  // Keyed on the rules and the desired order, not on going children: the Ready condition stays put.
+  const ordered = ordersChildren(manager.types.map((t) => t.rule), ordering.order);
+  if (!ordered && !removals.ordered && !manager.reportReadiness) {
     return { failures: tally(manager, await executePlan({ ...options, decisions, writer: manager.host.writer })) };
   }
-  return inOrder(manager, { order: ordering.order, removals, decisions, observed, options, awaiting });
-}
-
-/**
- * The observed children this sync deletes: they go in reverse order. A child released or retained by
- * its deletion policy stays, so it holds back no deletion; its write (if any) takes the first round.
- */
-function deleted(decisions: readonly ChildDecision[], observed: readonly KubeObject[]): KubeObject[] {
-  const deletes = new Set(decisions.filter((d) => d.action === 'delete').map((d) => orderKeyOf(d.child)));
-  return observed.filter((obj) => deletes.has(orderKeyOf(childRefOf(obj))));
+  return inOrder(manager, { order: ordering.order, ordered, removals, decisions, observed, options, awaiting });
 }
 
 /** A planned sync whose writes go in order. */
 interface OrderedPlan {
   order: ChildOrder;
+  /** Whether the children are in order, so the report asks for the Ready condition (`ordersChildren`). */
+  ordered: boolean;
   removals: ChildOrder;
   decisions: ChildDecision[];
   observed: KubeObject[];
@@ -207,5 +202,5 @@ async function inOrder(manager: ChildManager, plan: OrderedPlan): Promise<Manage
   });
   const failures = tally(manager, written.outcomes);
   const failed = failures.map((f) => boundedJoin(errorChain(f), ': '));
-  return { failures, report: { ordered: order.ordered || removals.ordered, children: written.children, held: written.held, failed } };
+  return { failures, report: { ordered: plan.ordered, children: written.children, held: written.held, failed } };
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../api/object.ts';
 import type { ChildPolicies } from '../api/controller-spec.ts';
-import { childOrderOf, findCycle, orderKeyOf, removalOrderOf, type DeclaredKind } from './child-order.ts';
+import { childOrderOf, findCycle, goingChildren, MAX_ORDER_EDGES, MAX_WAVES, orderKeyOf, removalOrderOf, type DeclaredKind } from './child-order.ts';
+import type { ChildDecision } from './child-plan.ts';
 
 /** A desired child: `ConfigMap/a`, `apps/v1 Deployment/web`, with annotations. */
 function child(apiVersion: string, kind: string, name: string, { annotations, namespace = 'ns' }: { annotations?: Record<string, string> | undefined; namespace?: string } = {}): KubeObject {
@@ -127,5 +128,60 @@ describe('removalOrderOf', () => {
       declared, ruleOf: () => undefined,
     });
     expect([...removals.children.values()].map((c) => [c.ref.name, c.wave, c.dependsOn])).toEqual([['bad', 0, []], ['lost', 0, []], ['p', 2, []], ['q', 2, []]]);
+  });
+});
+
+describe('bounds of one answer', () => {
+  const many = (count: number, annotate: (i: number) => Record<string, string>) => Array.from({ length: count }, (_, i) => cm(`c${i}`, annotate(i)));
+
+  it(`refuses more than ${MAX_ORDER_EDGES} dependsOn edges in all, saying so once`, () => {
+    // 10,000 children each depending on the same 100 roots: each child is within its own bound, the answer is not.
+    const roots = many(100, () => ({}));
+    const names = roots.map((r) => `ConfigMap/${r.metadata.name}`).join(',');
+    const leaves = Array.from({ length: 10_000 }, (_, i) => cm(`leaf${i}`, { 'loom.dev/depends-on': names }));
+    const result = order([...roots, ...leaves]);
+    expect(result).toEqual({ ok: false, problems: [`the children name more than ${MAX_ORDER_EDGES} dependsOn siblings in all; at most ${MAX_ORDER_EDGES} per answer`] });
+  });
+
+  it(`refuses more than ${MAX_WAVES} distinct waves`, () => {
+    const result = order(many(MAX_WAVES + 1, (i) => ({ 'loom.dev/wave': String(i) })));
+    expect(result).toEqual({ ok: false, problems: [`the children use ${MAX_WAVES + 1} distinct waves; at most ${MAX_WAVES} per answer`] });
+    expect(order(many(MAX_WAVES, (i) => ({ 'loom.dev/wave': String(i) })))).toMatchObject({ ok: true });
+  });
+
+  it('finds a cycle through twenty thousand children without overflowing the stack, and names a few of them', () => {
+    const count = 20_000;
+    const result = order(many(count, (i) => ({ 'loom.dev/depends-on': `ConfigMap/c${(i + 1) % count}` })));
+    expect(result).toEqual({ ok: false, problems: [`dependsOn cycle: ${[0, 1, 2, 3, 4, 5, 6].map((i) => `ConfigMap ns/c${i}`).join(' → ')} → … 19992 more → ConfigMap ns/c19999 → ConfigMap ns/c0`] });
+  });
+
+  it('a removal order over the bound keeps its waves and drops its dependencies', () => {
+    const roots = many(100, () => ({ 'loom.dev/wave': '1' }));
+    const names = roots.map((r) => `ConfigMap/${r.metadata.name}`).join(',');
+    const leaves = Array.from({ length: 10_000 }, (_, i) => cm(`leaf${i}`, { 'loom.dev/wave': '2', 'loom.dev/depends-on': names }));
+    const removals = removalOrderOf({ desired: [...roots, ...leaves], declared, ruleOf: () => undefined });
+    const children = [...removals.children.values()];
+    expect(children.every((c) => c.dependsOn.length === 0)).toBe(true);
+    expect(children.filter((c) => c.wave === 2)).toHaveLength(10_000);
+  });
+});
+
+describe('goingChildren', () => {
+  it('the children this sync deletes, and the unwanted ones already terminating, in observed order', () => {
+    const terminating = (o: KubeObject): KubeObject => ({ ...o, metadata: { ...o.metadata, deletionTimestamp: '2026-11-27T06:00:00Z' } });
+    const old = terminating(cm('old', { 'loom.dev/wave': '1' }));
+    const wanted = terminating(cm('wanted'));
+    const observed = [cm('kept'), old, wanted, cm('gone')];
+    const ref = (o: KubeObject) => ({ apiVersion: o.apiVersion, kind: o.kind, namespace: 'ns', name: o.metadata.name ?? '' });
+    const decisions: ChildDecision[] = [
+      { action: 'skip', child: ref(observed[0]!), reason: 'retain' },
+      { action: 'skip', child: ref(old), reason: 'terminating' },
+      { action: 'skip', child: ref(wanted), reason: 'terminating' },
+      { action: 'delete', child: ref(observed[3]!), uid: undefined },
+    ];
+    const desired = order([cm('wanted')]);
+    if (!desired.ok) throw new Error(desired.problems.join());
+    // The kept one stays by its policy; the terminating one still desired is no removal.
+    expect(goingChildren(decisions, observed, desired.order).map((o) => o.metadata.name)).toEqual(['old', 'gone']);
   });
 });

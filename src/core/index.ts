@@ -39,6 +39,7 @@ export {
   type BucketHolder, type ShardLabelDecision, type ShardMoves, type ShardRole, type ShardView,
 } from './shards.ts';
 export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessOptions, type ReadinessStatus } from './readiness/index.ts';
-export { childOrderOf, removalOrderOf, orderKeyOf, describeRef, findCycle, type ChildOrder, type ChildOrderInput, type ChildOrderResult, type DeclaredKind, type OrderedChild } from './child-order.ts';
-export { nextWrites, nextRemovals, describeHold, isSatisfied, NAMED_WAITS, type ChildProgress, type Hold, type RemovalProgress, type Steps, type Wait } from './order-steps.ts';
-export { readyCondition, wantsReadyCondition, withReadyCondition, READY_CONDITION_TYPE, type ChildrenReport, type ReadyConditionInput, type ReadyReason } from './ready-condition.ts';
+export { childOrderOf, removalOrderOf, goingChildren, orderKeyOf, describeRef, findCycle, MAX_ORDER_EDGES, MAX_WAVES, type ChildOrder, type ChildOrderInput, type ChildOrderResult, type DeclaredKind, type OrderedChild } from './child-order.ts';
+export { dependencyCycles, describeCycle, CYCLE_SHOWN, type DependencyGraph } from './dependency-cycles.ts';
+export { nextWrites, nextRemovals, pruneLast, describeHold, isSatisfied, NAMED_WAITS, type ChildProgress, type Hold, type RemovalProgress, type Steps, type Wait } from './order-steps.ts';
+export { ordersChildren, readyCondition, wantsReadyCondition, withReadyCondition, READY_CONDITION_TYPE, type ChildrenReport, type ReadyConditionInput, type ReadyReason } from './ready-condition.ts';

@@ -63,17 +63,6 @@ function holdOf(child: OrderedChild, waits: { refs: ChildRef[]; total: number; w
   return { ref: child.ref, deleting, waitsFor: named.map((ref, i) => ({ ref, why: waits.why(ref, i) })), more: waits.total - named.length };
 }
 
-/** The children of `order` by wave, lowest first. */
-function byWave(order: ChildOrder): OrderedChild[][] {
-  const waves = new Map<number, OrderedChild[]>();
-  for (const child of order.children.values()) {
-    const wave = waves.get(child.wave);
-    if (wave) wave.push(child);
-    else waves.set(child.wave, [child]);
-  }
-  return [...waves.entries()].sort(([a], [b]) => a - b).map(([, children]) => children);
-}
-
 /** Unsatisfied children of the waves passed so far: the first few, and how many. */
 interface Behind {
   first: OrderedChild[];
@@ -107,7 +96,7 @@ export function nextWrites(order: ChildOrder, progressOf: (key: string) => Child
   const runnable: string[] = [];
   const held: Hold[] = [];
   const behind: Behind = { first: [], count: 0 };
-  for (const wave of byWave(order)) {
+  for (const wave of order.waves) {
     for (const child of wave) {
       if (progressOf(child.key).state !== 'pending') continue;
       const hold = stepOf(child, behind, { order, progressOf });
@@ -130,27 +119,84 @@ export interface RemovalProgress {
   exists: (key: string) => boolean;
 }
 
+/** How many of `sorted` (highest wave first) are in a higher wave than `wave`: a binary search. */
+function countAbove(sorted: readonly OrderedChild[], wave: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (sorted[mid]!.wave > wave) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** The children of `order` that `keep` keeps, highest wave first, each wave in its order. */
+function highestFirst(order: ChildOrder, keep: (child: OrderedChild) => boolean): OrderedChild[] {
+  return [...order.waves].reverse().flatMap((wave) => wave.filter(keep));
+}
+
+/**
+ * The going children that hold the deletion of `child`: its existing dependents, then the existing
+ * children of higher waves; the first few named, all counted. Linear in its dependents.
+ */
+function blockersOf(child: OrderedChild, dependents: readonly OrderedChild[], existing: readonly OrderedChild[]): { refs: ChildRef[]; total: number } {
+  const first = new Set(dependents);
+  const higher: OrderedChild[] = [];
+  for (const c of existing) {
+    if (higher.length + first.size >= NAMED_WAITS || c.wave <= child.wave) break;
+    if (!first.has(c)) higher.push(c);
+  }
+  const alsoHigher = dependents.filter((c) => c.wave > child.wave).length;
+  const total = dependents.length + countAbove(existing, child.wave) - alsoHigher;
+  return { refs: [...dependents, ...higher].slice(0, NAMED_WAITS).map((c) => c.ref), total };
+}
+
 /**
  * The deletions that may go now and those held (see the module comment). `removals` is the order of
- * the unwanted observed children (`removalOrderOf`).
+ * the unwanted observed children (`removalOrderOf`). Linear in the children and their dependencies.
  */
 export function nextRemovals(removals: ChildOrder, progress: RemovalProgress): Steps {
+  const existing = highestFirst(removals, (c) => progress.exists(c.key));
+  const isThere = new Set(existing);
   const dependents = new Map<string, OrderedChild[]>();
   for (const child of removals.children.values()) {
-    for (const key of child.dependsOn) dependents.set(key, [...(dependents.get(key) ?? []), child]);
+    if (!isThere.has(child)) continue;
+    for (const key of child.dependsOn) {
+      const list = dependents.get(key);
+      if (list) list.push(child);
+      else dependents.set(key, [child]);
+    }
   }
-  const existing = [...removals.children.values()].filter((c) => progress.exists(c.key)).sort((a, b) => b.wave - a.wave);
   const runnable: string[] = [];
   const held: Hold[] = [];
   for (const child of removals.children.values()) {
     if (!progress.pending(child.key)) continue;
-    const first = (dependents.get(child.key) ?? []).filter((c) => progress.exists(c.key));
-    const higher = existing.filter((c) => c.wave > child.wave && !first.includes(c));
-    const blockers = [...first, ...higher];
-    if (blockers.length === 0) runnable.push(child.key);
-    else held.push(holdOf(child, { refs: blockers.map((c) => c.ref), total: blockers.length, why: () => 'to be deleted first' }, true));
+    const blockers = blockersOf(child, dependents.get(child.key) ?? [], existing);
+    if (blockers.total === 0) runnable.push(child.key);
+    else held.push(holdOf(child, { ...blockers, why: () => 'to be deleted first' }, true));
   }
   return { runnable, held };
+}
+
+/**
+ * Prune last: the deletions of `steps` that may go now, given the desired children. A going child
+ * waits while a desired child of a higher wave is not settled in this sync (held, or its write not
+ * made or failed): that successor may still use it, as a StatefulSet still mounts the claim it is
+ * moving off. What waits is held, naming the first few such children.
+ */
+export function pruneLast(steps: Steps, view: { removals: ChildOrder; order: ChildOrder; progressOf: (key: string) => ChildProgress }): Steps {
+  const unsettled = highestFirst(view.order, (c) => view.progressOf(c.key).state !== 'settled');
+  const runnable: string[] = [];
+  const held: Hold[] = [];
+  for (const key of steps.runnable) {
+    const child = view.removals.children.get(key)!;
+    const total = countAbove(unsettled, child.wave);
+    const named = unsettled.slice(0, Math.min(total, NAMED_WAITS));
+    if (total === 0) runnable.push(key);
+    else held.push(holdOf(child, { refs: named.map((c) => c.ref), total, why: (_, i) => whyNot(view.progressOf(named[i]!.key)) }, true));
+  }
+  return { runnable, held: [...held, ...steps.held] };
 }
 
 /** A hold as a clause: `Deployment default/web waits for PersistentVolumeClaim default/data (InProgress: …)`. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readyCondition, wantsReadyCondition, withReadyCondition, type ChildrenReport } from './ready-condition.ts';
+import { ordersChildren, readyCondition, wantsReadyCondition, withReadyCondition, type ChildrenReport } from './ready-condition.ts';
 import { StatusConditionsError } from './updated-condition.ts';
 
 const ref = (name: string, kind = 'ConfigMap') => ({ apiVersion: 'v1', kind, namespace: 'ns', name });
@@ -88,5 +88,15 @@ describe('wantsReadyCondition', () => {
     { name: 'children in order', report: report(), readyCondition: false, want: true },
   ])('$name: $want', ({ report, readyCondition, want }) => {
     expect(wantsReadyCondition(report, readyCondition)).toBe(want);
+  });
+});
+
+describe('ordersChildren', () => {
+  it.each([
+    { name: 'a child type with a wave, though no child of it is desired', rules: [{}, { wave: 1 }], ordered: false, want: true },
+    { name: 'the desired children in order', rules: [{}], ordered: true, want: true },
+    { name: 'neither (going children in order do not count)', rules: [{ readyWhen: 'true' }], ordered: false, want: false },
+  ])('$name: $want', ({ rules, ordered, want }) => {
+    expect(ordersChildren(rules, { ordered })).toBe(want);
   });
 });

@@ -6,6 +6,7 @@
  * whose children stay as they are costs no status write. Pure: the time comes in.
  */
 import type { Json } from '../api/object.ts';
+import type { ChildPolicies } from '../api/controller-spec.ts';
 import { isRecord } from '../api/json-value.ts';
 import type { JsonObject } from './parent-status.ts';
 import { isReady, type Readiness } from './readiness/index.ts';
@@ -62,6 +63,15 @@ function verdictOf(report: ChildrenReport): { status: 'True' | 'False'; reason: 
  */
 export function wantsReadyCondition(report: ChildrenReport | undefined, readyCondition: boolean | undefined): report is ChildrenReport {
   return report !== undefined && (report.ordered || readyCondition === true);
+}
+
+/**
+ * Whether a controller's children are in order, so that its syncs write the Ready condition whatever
+ * the spec says: a child type's rule sets a wave, or the desired children use waves or dependsOn.
+ * Children that are going do not count: the condition must not come and go with them between syncs.
+ */
+export function ordersChildren(rules: readonly ChildPolicies[], desired: { ordered: boolean }): boolean {
+  return desired.ordered || rules.some((rule) => rule.wave !== undefined);
 }
 
 /** The `Ready` entry of a status, if it has one. */

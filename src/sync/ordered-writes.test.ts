@@ -132,6 +132,26 @@ describe('writeInOrder', () => {
     expect(held.map((h) => [h.deleting, h.ref.name])).toEqual([[true, 'low']]);
   });
 
+  it('prunes last: a going child waits while a desired child of a higher wave is held', async () => {
+    // Renaming claim data-v1 to data-v2: the wave-1 user of the claim must move over before data-v1 goes.
+    const desired = [obj('Widget', 'data-v2'), obj('ConfigMap', 'user', wave(1))];
+    const old = obj('ConfigMap', 'data-v1');
+    const { rounds, held } = await run({ desired, decisions: [remove(old), ...desired.map(create)], unwanted: [old] });
+    expect(rounds).toEqual([['create data-v2']]);
+    expect(held.map((h) => [h.deleting, h.ref.name, h.waitsFor.map((w) => `${w.ref.name} (${w.why})`)])).toEqual([
+      [true, 'data-v1', ['user (held)']],
+      [false, 'user', ['data-v2 (InProgress: Widget: Ready is False (Provisioning))']],
+    ]);
+  });
+
+  it('prunes last: once the higher waves are written in this sync, the going child goes in the same sync', async () => {
+    const desired = [obj('ConfigMap', 'a'), obj('ConfigMap', 'b', wave(1))];
+    const old = obj('ConfigMap', 'old');
+    const { rounds, held } = await run({ desired, decisions: [remove(old), ...desired.map(create)], unwanted: [old] });
+    expect(rounds).toEqual([['create a'], ['create b'], ['delete old']]);
+    expect(held).toEqual([]);
+  });
+
   it('starts no round after the plan stopped', async () => {
     const desired = [obj('ConfigMap', 'a'), obj('ConfigMap', 'b', wave(1))];
     const { rounds, outcomes } = await run({ desired, decisions: desired.map(create), stopAfter: 0 });

@@ -11,7 +11,7 @@
 import type { KubeObject } from '../api/index.ts';
 import { PlanStoppedError, type ChildOutcome } from '../apply/index.ts';
 import {
-  nextRemovals, nextWrites, orderKeyOf, readinessOf,
+  nextRemovals, nextWrites, orderKeyOf, pruneLast, readinessOf,
   type ChildDecision, type ChildOrder, type ChildProgress, type Hold, type Readiness, type ChildRef,
 } from '../core/index.ts';
 
@@ -113,8 +113,9 @@ export async function writeInOrder(input: OrderedWritesInput): Promise<OrderedWr
   let unordered = [...progress.due.keys()].filter((key) => !input.order.children.has(key) && !input.removals.children.has(key));
   for (;;) {
     const writes = nextWrites(input.order, progress.of);
-    // A delete made in this sync is seen through by the next one: every going child still exists here.
-    const removals = nextRemovals(input.removals, { pending: (key) => progress.due.has(key), exists: () => true });
+    // A delete made in this sync is seen through by the next one: every going child still exists here
+    // (a terminating one too, until it leaves the cache). Deletes wait for the higher waves' writes.
+    const removals = pruneLast(nextRemovals(input.removals, { pending: (key) => progress.due.has(key), exists: () => true }), { ...input, progressOf: progress.of });
     const now = new Set([...unordered, ...removals.runnable, ...writes.runnable]);
     unordered = [];
     const round = input.decisions.filter((d) => isDue(d) && now.has(orderKeyOf(d.child)));
