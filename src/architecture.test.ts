@@ -1,7 +1,7 @@
 /**
  * The import rules of docs/architecture.md ("Import rules"), checked on every source file so a broken
  * rule fails the build: `api` and `engine` import nothing internal; `core` and `kube` import only
- * `api`, `hooks` only `api` and the pure readiness rules (`core/readiness`); nothing but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the
+ * `api`, `hooks` only `api`; nothing but `main.ts` and `cli/` imports `controllers`; only `kube/` imports the
  * Kubernetes client. The hook SDK (`sdk/`, shipped to users as `kube-loom-sdk`) imports only `api`,
  * fastify and pino, and nothing in `src/` imports it (examples and tests do).
  */
@@ -20,8 +20,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   api: [],
   engine: [],
   core: ['api'],
-  // core/readiness only, for `$ready`: pure rules an evaluator process can load (not all of core/).
-  hooks: ['api', 'core/readiness'],
+  hooks: ['api'],
   kube: ['api'],
   sdk: ['api'],
   // One sync per controller kind, written against ports: it reads and writes only through them
@@ -122,7 +121,7 @@ describe('import rules', () => {
   it('catch each kind of violation', () => {
     expect(findViolations([
       { path: 'core/claim.ts', imports: ['../kube/store.ts', '../api/types.ts', './plan.ts'] },
-      { path: 'hooks/helpers.ts', imports: ['../core/readiness/index.ts', '../core/index.ts'] },
+      { path: 'hooks/helpers.ts', imports: ['../api/readiness/index.ts', '../core/index.ts'] },
       { path: 'engine/queue.ts', imports: ['../api/keys.ts', 'node:events'] },
       { path: 'apply/run.ts', imports: [KUBE_CLIENT, '../controllers/composite.ts'] },
       { path: 'kube/client.ts', imports: [KUBE_CLIENT, '../api/types.ts'] },
@@ -131,7 +130,7 @@ describe('import rules', () => {
       { path: 'server/app.ts', imports: ['../sdk/index.ts', 'fastify', 'pino', 'kube-loom-sdk'] },
     ])).toEqual([
       'core/claim.ts imports kube/store.ts; core/ may import only api',
-      'hooks/helpers.ts imports core/index.ts; hooks/ may import only api, core/readiness',
+      'hooks/helpers.ts imports core/index.ts; hooks/ may import only api',
       'engine/queue.ts imports api/keys.ts; engine/ may import only itself',
       `apply/run.ts imports ${KUBE_CLIENT}; only kube/ may`,
       'apply/run.ts imports controllers/composite.ts; only main.ts and cli/ may import controllers/',

@@ -41,3 +41,4 @@ export type { ObjectReadiness, ReadinessMap } from './request-readiness.ts';
 export { effectiveWebhookAuth, matchEndpointConfig, setsWebhookAuth, type EffectiveWebhookAuth } from './endpoint-match.ts';
 export { boundedJoin, boundedStack, boundedText, MAX_MESSAGE_CHARS } from './bounded-text.ts';
 export * from './child-annotations.ts';
+export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessOptions, type ReadinessStatus } from './readiness/index.ts';

@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../api/json-value.ts';
 import type { KubeObject } from '../api/object.ts';
-import type { Readiness } from './readiness/index.ts';
+import type { Readiness } from '../api/readiness/index.ts';
 
 /** The record of one successful apply, kept by the caller (in memory) per child identity. */
 export interface AppliedRecord {

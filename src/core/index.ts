@@ -38,7 +38,8 @@ export {
   SHARD_LABEL, bucketOf, fairShare, labelledBucketOf, planShardMoves, shardLabelDecision, shardSelector, trueBucketOf,
   type BucketHolder, type ShardLabelDecision, type ShardMoves, type ShardRole, type ShardView,
 } from './shards.ts';
-export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessOptions, type ReadinessStatus } from './readiness/index.ts';
+// The readiness rules live in api/ (hooks/ load them too); re-exported for core's callers, which judge children with them.
+export { READINESS_STATUSES, isReady, readinessOf, type Readiness, type ReadinessOptions, type ReadinessStatus } from '../api/readiness/index.ts';
 export { childOrderOf, removalOrderOf, goingChildren, orderKeyOf, describeRef, findCycle, MAX_ORDER_EDGES, MAX_WAVES, type ChildOrder, type ChildOrderInput, type ChildOrderResult, type DeclaredKind, type OrderedChild } from './child-order.ts';
 export { dependencyCycles, describeCycle, CYCLE_SHOWN, type DependencyGraph } from './dependency-cycles.ts';
 export { nextWrites, nextRemovals, pruneLast, describeHold, isSatisfied, NAMED_WAITS, type ChildProgress, type Hold, type RemovalProgress, type Steps, type Wait } from './order-steps.ts';

@@ -5,7 +5,7 @@
  * wave and every sibling it depends on is settled and ready. Deletions go in reverse: a child that is
  * going waits while a going child of a higher wave, or one that depends on it, still exists. Pure.
  */
-import { isReady, type Readiness } from './readiness/index.ts';
+import { isReady, type Readiness } from '../api/readiness/index.ts';
 import type { ChildRef } from './child-plan.ts';
 import { describeRef, type ChildOrder, type OrderedChild } from './child-order.ts';
 

@@ -9,7 +9,7 @@ import type { Json } from '../api/object.ts';
 import type { ChildPolicies } from '../api/controller-spec.ts';
 import { isRecord } from '../api/json-value.ts';
 import type { JsonObject } from './parent-status.ts';
-import { isReady, type Readiness } from './readiness/index.ts';
+import { isReady, type Readiness } from '../api/readiness/index.ts';
 import type { ChildRef } from './child-plan.ts';
 import { describeRef } from './child-order.ts';
 import { describeHold, type Hold } from './order-steps.ts';

@@ -22,7 +22,7 @@ import { canonicalJson, isRecord } from '../api/json-value.ts';
 import { matchesSelector } from '../api/label-selector.ts';
 import type { KubeObject } from '../api/object.ts';
 // The pure readiness rules, straight to their folder: an evaluator process loads this file.
-import { readinessOf, type Readiness } from '../core/readiness/readiness.ts';
+import { readinessOf, type Readiness } from '../api/readiness/readiness.ts';
 
 /** One helper: its name without the `$`, and its implementation. */
 export interface JsonataHelper {

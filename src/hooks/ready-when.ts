@@ -6,7 +6,7 @@
  * expression makes its objects `Unknown`, never a failed sync.
  */
 import type { KubeObject } from '../api/object.ts';
-import type { Readiness } from '../core/readiness/index.ts';
+import type { Readiness } from '../api/readiness/index.ts';
 import type { EvaluatorAnswer, EvaluatorPool } from './evaluator-pool.ts';
 import { compileJsonataHook } from './jsonata-runner.ts';
 import type { HookClock } from './webhook-runner.ts';

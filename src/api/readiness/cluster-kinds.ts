@@ -2,7 +2,7 @@
  * Readiness of the kinds one field decides: claims, Services, CustomResourceDefinitions, Namespaces,
  * PodDisruptionBudgets, and the kinds that are ready once they exist (ConfigMap, Secret, CronJob).
  */
-import type { KubeObject } from '../../api/object.ts';
+import type { KubeObject } from '../object.ts';
 import { clip, conditionsOf, describeCondition, stringAt } from './fields.ts';
 import { current, failed, inProgress, verdict, type Readiness } from './verdict.ts';
 

@@ -3,7 +3,7 @@
  * cache or a hook holds, so a field of the wrong type reads as missing (as kstatus's field readers
  * treat it) and nothing here throws or walks more than once over an array.
  */
-import { isRecord } from '../../api/json-value.ts';
+import { isRecord } from '../json-value.ts';
 
 /** The value at `path` under `obj`, or `undefined` when any step is missing or not an object. */
 export function fieldAt(obj: unknown, path: readonly string[]): unknown {

@@ -5,7 +5,7 @@
  * Current, and so is a pending Pod whose init container crash-loops, since nothing that waits for them
  * should go on.
  */
-import type { KubeObject } from '../../api/object.ts';
+import type { KubeObject } from '../object.ts';
 import { boolAt, clip, conditionsOf, describeCondition, fieldAt, intAt, stringAt } from './fields.ts';
 import { current, failed, inProgress, verdict, type Readiness, type ReadinessOptions } from './verdict.ts';
 

@@ -3,7 +3,7 @@
  * kind's rule words its verdict with ("Deployment: 1 of 3 replicas updated"), so messages name the kind
  * and say what is missing the same way for every kind.
  */
-import type { KubeObject } from '../../api/object.ts';
+import type { KubeObject } from '../object.ts';
 import { clip } from './fields.ts';
 
 /** kstatus's statuses. Only `Current` is ready. */

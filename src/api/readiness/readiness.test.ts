@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
-import type { KubeObject } from '../../api/object.ts';
+import type { KubeObject } from '../object.ts';
 import { READINESS_STATUSES, SCHEDULE_GRACE_MS, conditionOf, isReady, readinessOf, type ReadinessOptions } from './index.ts';
 
 /** One table row of testdata/*.yaml (the format is described at the top of kstatus-cases.yaml). */

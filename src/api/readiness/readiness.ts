@@ -5,8 +5,8 @@
  * are judged by them (docs/ordering-and-readiness.md, "Readiness"), every other object by its `Ready`
  * condition, and an object none of that decides is Current.
  */
-import { isRecord } from '../../api/json-value.ts';
-import { groupOf, type KubeObject } from '../../api/object.ts';
+import { isRecord } from '../json-value.ts';
+import { groupOf, type KubeObject } from '../object.ts';
 import { claimReadiness, crdReadiness, disruptionBudgetReadiness, existsReadiness, namespaceReadiness, serviceReadiness } from './cluster-kinds.ts';
 import { abnormalConditions, generationObserved, readyCondition, terminating } from './generic.ts';
 import { jobReadiness, podReadiness } from './pods-and-jobs.ts';

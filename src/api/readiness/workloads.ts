@@ -4,7 +4,7 @@
  * count that is missing, or not a whole number, reads as 0; `spec.replicas` defaults to 1, as their
  * controllers default it.
  */
-import type { KubeObject } from '../../api/object.ts';
+import type { KubeObject } from '../object.ts';
 import { clip, conditionsOf, describeCondition, hasIntAt, intAt, stringAt, type Condition } from './fields.ts';
 import { current, failed, firstOf, inProgress, shortOf, unless, type Readiness } from './verdict.ts';
 

@@ -3,7 +3,7 @@
  * deleted, a spec its controller has not observed yet, and the `Stalled` and `Reconciling` conditions
  * come before a kind's own rule; the `Ready` condition counts only for kinds without one.
  */
-import type { KubeObject } from '../../api/object.ts';
+import type { KubeObject } from '../object.ts';
 import { conditionsOf, describeCondition, hasIntAt, intAt, stringAt } from './fields.ts';
 import { failed, inProgress, verdict, type Readiness } from './verdict.ts';
 
