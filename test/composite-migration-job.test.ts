@@ -197,8 +197,10 @@ describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrat
       await applyParent(name, mode, { version: '8', args: ['migrate'] });
       await started(`${name}-migrate-8`);
       const { ready: held } = await readyWhen(name, (c) => c.reason === 'ChildrenHeld' && c.observedGeneration === 2, 'Ready=False ChildrenHeld for version 8');
-      expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${name}-migrate-8 \\(InProgress: .*false\\)$`));
-      await eventually(async () => ((await getJob(`${name}-migrate-7`)) ? undefined : true), "the old version's Job deleted");
+      expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${name}-migrate-8 \\(InProgress: .*false\\)`));
+      // Deletions go last: the old version's Job stays until the Deployment has moved on.
+      expect(held.message).toContain(`deleting Job ${namespace}/${name}-migrate-7 waits for Deployment ${namespace}/${name} (held)`);
+      expect(await getJob(`${name}-migrate-7`)).toBeDefined();
       const waiting = await getDeployment(name);
       expect(imageOf(waiting!)).toBe('app:7');
       expect(waiting?.metadata.generation).toBe(deployment.metadata.generation);
@@ -208,6 +210,7 @@ describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrat
         const rolled = await getDeployment(name);
         return rolled && imageOf(rolled) === 'app:8' ? rolled : undefined;
       }, 'the Deployment on version 8');
+      await eventually(async () => ((await getJob(`${name}-migrate-7`)) ? undefined : true), "the old version's Job deleted once the Deployment moved on");
       expect(deploymentsBeforeCompletion(seen.filter((e) => e.object.metadata.name === name || e.object.metadata.name === `${name}-migrate-8`), `${name}-migrate-8`, 'app:8')).toEqual([]);
       expect((await getDeployment(name))?.metadata.uid).toBe(deployment.metadata.uid);
     } finally {
