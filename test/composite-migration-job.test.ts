@@ -197,7 +197,7 @@ describe.each(APPLY_MODES)('a migration Job before a Deployment with $applyStrat
       await applyParent(name, mode, { version: '8', args: ['migrate'] });
       await started(`${name}-migrate-8`);
       const { ready: held } = await readyWhen(name, (c) => c.reason === 'ChildrenHeld' && c.observedGeneration === 2, 'Ready=False ChildrenHeld for version 8');
-      expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${name}-migrate-8 \\(InProgress: .*false\\)`));
+      expect(held.message).toMatch(new RegExp(`^Deployment ${namespace}/${name} waits for Job ${namespace}/${name}-migrate-8 \\(InProgress: [^)]*false\\); `));
       // Deletions go last: the old version's Job stays until the Deployment has moved on.
       expect(held.message).toContain(`deleting Job ${namespace}/${name}-migrate-7 waits for Deployment ${namespace}/${name} (held)`);
       expect(await getJob(`${name}-migrate-7`)).toBeDefined();

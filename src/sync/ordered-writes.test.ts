@@ -139,8 +139,8 @@ describe('writeInOrder', () => {
     const { rounds, held } = await run({ desired, decisions: [remove(old), ...desired.map(create)], unwanted: [old] });
     expect(rounds).toEqual([['create data-v2']]);
     expect(held.map((h) => [h.deleting, h.ref.name, h.waitsFor.map((w) => `${w.ref.name} (${w.why})`)])).toEqual([
-      [true, 'data-v1', ['user (held)']],
       [false, 'user', ['data-v2 (InProgress: Widget: Ready is False (Provisioning))']],
+      [true, 'data-v1', ['user (held)']],
     ]);
   });
 

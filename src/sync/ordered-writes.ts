@@ -119,7 +119,7 @@ export async function writeInOrder(input: OrderedWritesInput): Promise<OrderedWr
     const now = new Set([...unordered, ...removals.runnable, ...writes.runnable]);
     unordered = [];
     const round = input.decisions.filter((d) => isDue(d) && now.has(orderKeyOf(d.child)));
-    if (round.length === 0) return { outcomes, held: [...removals.held, ...writes.held], children: progress.children() };
+    if (round.length === 0) return { outcomes, held: [...writes.held, ...removals.held], children: progress.children() };
     for (const key of now) progress.due.delete(key);
     const done = await input.execute(round);
     outcomes.push(...done);
