@@ -34,17 +34,17 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   // Removing the finalizer waits for the claim: the children's lifecycle policies may still need it.
-  const held = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined, optedOut: !matches };
-  const torn = await tearDownIfDue(held, cached, { key, selector, signal });
+  const finalizer = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined, optedOut: !matches };
+  const torn = await tearDownIfDue(finalizer, cached, { key, selector, signal });
   if (torn) return tornDown(torn);
   // Related objects first: a customize hook that fails or answers garbage must leave nothing written.
   const related = await ports.related(cached, signal);
   const added = lifecycle.finalizer === 'add' ? await ports.setFinalizer(cached, true) : cached;
   const claimed = await ports.claimChildren(added, selector);
-  const claiming = await finalizerAfterClaim(held, added, claimed);
+  const claiming = await finalizerAfterClaim(finalizer, added, claimed);
   const finalizing = lifecycle.hook === 'finalize';
   const response = await ports.answer({ parent: claiming, claimed, finalizing, selector, related }, signal);
-  const { parent, manage, desired } = await finalizerAfterAnswer(held, { parent: claiming, claimed, response });
+  const { parent, manage, desired } = await finalizerAfterAnswer(finalizer, { parent: claiming, claimed, response });
   // The writes stop once the answer is stale: the controller stops, the parent goes or its spec moves.
   const stopIf = stopWhenStale(parent, () => ports.parent(key), signal);
   const { failures, report } = manage ? await ports.manageChildren({ parent, selector, desired, claimed, stopIf, signal }) : { failures: [], report: undefined };
