@@ -58,3 +58,14 @@ export function total(counts: RequestCounts, filter: (key: string) => boolean = 
 
 /** Whether a count's key is a write (anything but a GET). */
 export const isWrite = (key: string): boolean => !key.startsWith('GET ');
+
+/** A namespaced CRD of parents that take any spec and have a status subresource. */
+export function benchCrd(group: string, kind: string, plural: string): object {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${group}` },
+    spec: {
+      group, scope: 'Namespaced', names: { plural, singular: kind.toLowerCase(), kind, listKind: `${kind}List` },
+      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    },
+  };
+}

@@ -27,7 +27,7 @@ import { freeLoopbackPort } from '../src/devcluster/ports.ts';
 import { createFairThrottle, systemClock, TokenBucket } from '../src/engine/index.ts';
 import { createRestClient, loadKubeConfig, writerFromDiscovery, type ObjectWriter, type RestClient } from '../src/kube/index.ts';
 import { childPids, mib, processStats, type ProcessStats } from './process-stats.ts';
-import { apiServerRequests, inBatches, isWrite, requestsIn, total, until, type RequestCounts } from './api-requests.ts';
+import { apiServerRequests, inBatches, isWrite, requestsIn, total, until, benchCrd, type RequestCounts } from './api-requests.ts';
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -96,16 +96,6 @@ function variantOf(text: string): Variant {
   const [hook, strategy] = text.split('/') as [HookKind, ApplyStrategy];
   if (!['webhook', 'jsonata'].includes(hook) || !['server-side-apply', 'dynamic-apply'].includes(strategy)) throw new Error(`unknown variant ${text}`);
   return { hook, strategy, slug: `${hook}-${strategy === 'server-side-apply' ? 'ssa' : 'dynamic'}` };
-}
-
-function crd(): object {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${PLURAL}.${GROUP}` },
-    spec: {
-      group: GROUP, scope: 'Namespaced', names: { plural: PLURAL, singular: KIND.toLowerCase(), kind: KIND, listKind: `${KIND}List` },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  };
 }
 
 function parentObject(name: string, namespace: string): object {
@@ -310,7 +300,7 @@ function printComparison(floorMs: number, results: VariantResult[]): void {
 const variants = flags.variants.split(',').map(variantOf);
 await exec('bash', ['scripts/build.sh']);
 const entry = 'dist/src/cli/bin.js';
-const plane = await startControlPlane({ crds: [...(await crdManifests()), crd()] });
+const plane = await startControlPlane({ crds: [...(await crdManifests()), benchCrd(GROUP, KIND, PLURAL)] });
 const hook = await startWebhook();
 try {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: plane.kubeconfigPath }) });

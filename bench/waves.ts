@@ -21,7 +21,7 @@ import { startControlPlane } from '../src/devcluster/index.ts';
 import { systemClock } from '../src/engine/index.ts';
 import { createRestClient, loadKubeConfig, writerFromDiscovery, type ObjectWriter, type RestClient } from '../src/kube/index.ts';
 import { runLoom, type LoomConfig } from '../src/main.ts';
-import { apiServerRequests, inBatches, isWrite, requestsIn, total, until, type RequestCounts } from './api-requests.ts';
+import { apiServerRequests, inBatches, isWrite, requestsIn, total, until, benchCrd, type RequestCounts } from './api-requests.ts';
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -43,16 +43,6 @@ interface Run {
   hookCalls: number;
   writes: number;
   requests: RequestCounts;
-}
-
-function crd(): object {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `${PLURAL}.${GROUP}` },
-    spec: {
-      group: GROUP, scope: 'Namespaced', names: { plural: PLURAL, singular: KIND.toLowerCase(), kind: KIND, listKind: `${KIND}List` },
-      versions: [{ name: 'v1', served: true, storage: true, subresources: { status: {} }, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
-    },
-  };
 }
 
 /** The hook: 3 ConfigMaps, in waves 0, 1, 2 when the parent says so; the status counts the observed ones. Counts its calls. */
@@ -168,7 +158,7 @@ function summary(runs: Run[]): void {
   console.log(`  ratio (waves / without): time ${(waves.ms / plain.ms).toFixed(2)}x, hook calls ${(waves.calls / plain.calls).toFixed(2)}x, writes ${(waves.writes / plain.writes).toFixed(2)}x`);
 }
 
-const plane = await startControlPlane({ crds: [...(await crdManifests()), crd()] });
+const plane = await startControlPlane({ crds: [...(await crdManifests()), benchCrd(GROUP, KIND, PLURAL)] });
 const hook = await startHook();
 try {
   const client = createRestClient({ kubeConfig: loadKubeConfig({ path: plane.kubeconfigPath }) });
