@@ -4,12 +4,13 @@
  * carry waves 0, 1 and 2, against the same children without waves, in the same run on one local
  * control plane. ConfigMaps are ready at once, so loom goes on wave by wave within a sync: the waves
  * should cost no extra sync, hook call or write, and little time (the writes of one parent go one
- * after another instead of side by side).
+ * after another instead of side by side). A third variant adds `spec.orderedTeardown`, whose
+ * finalizer costs one write per parent.
  *
  * Each variant runs its own loom (in this process, `--workers=5 --client-go-qps=500`) over its own
- * namespace; the variants alternate, `--repeat` times each. Printed per run: converge time (first
- * parent created until every parent's status counts 3 children and, with waves, says Ready), hook
- * calls and API writes until loom is idle; then the ratios of the medians.
+ * namespace, deleted after the run; the variants take turns, `--repeat` times each. Printed per run:
+ * converge time (first parent created until every parent's status counts 3 children and, with waves,
+ * says Ready), hook calls and API writes until loom is idle; then the ratios of the medians.
  *
  * Run with `npm run bench:waves [-- parents] [--repeat 2] [--qps 500]` (default 1000 parents).
  */
@@ -35,7 +36,7 @@ const KIND = 'WaveBench';
 const PLURAL = 'wavebenches';
 const OURS = /^\S+ (configmaps|wavebenches|wavebenches\/status)( \(\d+\))?$/;
 
-type Variant = 'plain' | 'waves';
+type Variant = 'plain' | 'waves' | 'teardown';
 
 interface Run {
   variant: Variant;
@@ -108,6 +109,17 @@ interface Bench {
   hook: { url: string; calls: () => number };
 }
 
+/**
+ * Deletes the run's namespace and waits until it is gone, while the run's loom still tears down the
+ * parents that carry its finalizer: every run then meets a control plane (and a cluster-wide cache to
+ * fill) of the same size, not one that grows with each run before it.
+ */
+async function removeNamespace(bench: Bench, slug: string): Promise<void> {
+  const ref = { apiVersion: 'v1', kind: 'Namespace', name: slug };
+  await bench.writer.delete(ref);
+  await until(async () => (await bench.writer.get(ref)) === undefined, 500);
+}
+
 async function runVariant(bench: Bench, variant: Variant, slug: string): Promise<Run> {
   const { writer, kubeconfig } = bench;
   await writer.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: slug } });
@@ -118,6 +130,7 @@ async function runVariant(bench: Bench, variant: Variant, slug: string): Promise
       spec: {
         generateSelector: true, parentResource: { apiVersion: `${GROUP}/v1`, resource: PLURAL, labelSelector: { matchLabels: { run: slug } } },
         childResources: [{ apiVersion: 'v1', resource: 'configmaps' }], hooks: { sync: { webhook: { url: bench.hook.url } } },
+        ...(variant === 'teardown' && { orderedTeardown: true }),
       },
     }, { fieldManager: 'bench' });
     const calls = bench.hook.calls();
@@ -125,7 +138,7 @@ async function runVariant(bench: Bench, variant: Variant, slug: string): Promise
     const started = systemClock.now();
     const names = Array.from({ length: parents }, (_, i) => `p${i}`);
     await inBatches(names, WORKERS, (name) => writer.create({
-      apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name, namespace: slug, labels: { run: slug } }, spec: { waves: variant === 'waves' },
+      apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { name, namespace: slug, labels: { run: slug } }, spec: { waves: variant !== 'plain' },
     }));
     await until(() => allConverged(bench.client, slug, variant));
     const convergeMs = systemClock.now() - started;
@@ -133,6 +146,7 @@ async function runVariant(bench: Bench, variant: Variant, slug: string): Promise
     requests.set(`POST ${PLURAL}`, (requests.get(`POST ${PLURAL}`) ?? 0) - parents); // The bench's own parent creates.
     const run = { variant, convergeMs, hookCalls: bench.hook.calls() - calls, writes: total(requests, isWrite), requests };
     console.log(`${slug}: converged in ${(convergeMs / 1000).toFixed(1)} s; ${run.hookCalls} hook calls; ${run.writes} API writes (${[...requests].filter(([k]) => isWrite(k)).map(([k, n]) => `${k} × ${n}`).join(', ')})`);
+    await removeNamespace(bench, slug);
     return run;
   } finally {
     await stop();
@@ -151,12 +165,19 @@ function summary(runs: Run[]): void {
     return { ms: median(mine.map((r) => r.convergeMs)), calls: median(mine.map((r) => r.hookCalls)), writes: median(mine.map((r) => r.writes)) };
   };
   const plain = of('plain');
-  const waves = of('waves');
-  console.log(`\n${parents} parents x 3 ConfigMaps, ${WORKERS} workers, --client-go-qps=${QPS}, medians of ${runs.length / 2} runs each:`);
-  console.log(`  without waves: ${(plain.ms / 1000).toFixed(1)} s, ${plain.calls} hook calls, ${plain.writes} writes`);
-  console.log(`  waves 0,1,2:   ${(waves.ms / 1000).toFixed(1)} s, ${waves.calls} hook calls, ${waves.writes} writes`);
-  console.log(`  ratio (waves / without): time ${(waves.ms / plain.ms).toFixed(2)}x, hook calls ${(waves.calls / plain.calls).toFixed(2)}x, writes ${(waves.writes / plain.writes).toFixed(2)}x`);
+  console.log(`\n${parents} parents x 3 ConfigMaps, ${WORKERS} workers, --client-go-qps=${QPS}, medians of ${runs.length / VARIANTS.length} runs each:`);
+  const labels: Record<Variant, string> = { plain: 'without waves', waves: 'waves 0,1,2', teardown: 'waves 0,1,2 + orderedTeardown' };
+  for (const variant of VARIANTS) {
+    const v = of(variant);
+    console.log(`  ${`${labels[variant]}:`.padEnd(32)} ${(v.ms / 1000).toFixed(1)} s, ${v.calls} hook calls, ${v.writes} writes`);
+  }
+  for (const variant of VARIANTS.filter((v) => v !== 'plain')) {
+    const v = of(variant);
+    console.log(`  ratio (${labels[variant]} / without): time ${(v.ms / plain.ms).toFixed(2)}x, hook calls ${(v.calls / plain.calls).toFixed(2)}x, writes ${(v.writes / plain.writes).toFixed(2)}x`);
+  }
 }
+
+const VARIANTS: readonly Variant[] = ['plain', 'waves', 'teardown'];
 
 const plane = await startControlPlane({ crds: [...(await crdManifests()), benchCrd(GROUP, KIND, PLURAL)] });
 const hook = await startHook();
@@ -165,8 +186,8 @@ try {
   const bench: Bench = { kubeconfig: plane.kubeconfigPath, client, writer: await writerFromDiscovery(client, 'loom-bench'), hook };
   const runs: Run[] = [];
   for (let round = 1; round <= Number(flags.repeat); round++) {
-    // Alternating which goes first, so neither always meets the warmer (or fuller) control plane.
-    const order: Variant[] = round % 2 === 1 ? ['plain', 'waves'] : ['waves', 'plain'];
+    // Rotating which goes first, so none always meets the warmer (or fuller) control plane.
+    const order = VARIANTS.map((_, i) => VARIANTS[(i + round - 1) % VARIANTS.length]!);
     for (const variant of order) runs.push(await runVariant(bench, variant, `${variant}-${round}`));
   }
   summary(runs);

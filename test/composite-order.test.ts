@@ -1,8 +1,9 @@
 /**
  * Children in order on the real control plane (docs/ordering-and-readiness.md): waves and dependsOn
  * proven from watch events (no child of a wave appears before every child of the waves below is
- * ready), a held child named in the parent's Ready condition, deletes in reverse, a dependsOn cycle
- * refused before anything is written, and children without order written as before. The CRD-backed
+ * ready), a held child named in the parent's Ready condition, deletes in reverse (of children the hook
+ * drops, and with `orderedTeardown` of a deleted parent's), a dependsOn cycle refused before anything
+ * is written, and children without order written as before. The CRD-backed
  * child starts with Ready=False (a status default) and is made ready by the test writing its status;
  * ConfigMaps are ready at once. Readiness in the checks is kstatus's, as loom judges it.
  */
@@ -15,6 +16,7 @@ import { createParentCrd, TEST_GROUP, TEST_PARENT_KINDS } from './support/test-c
 
 const LABEL = 'order';
 const PARENT = TEST_PARENT_KINDS.ordered;
+const TEARDOWN_PARENT = TEST_PARENT_KINDS.orderedTeardown;
 const CHILD = TEST_PARENT_KINDS.orderedChild;
 let clients: TestClients;
 let loom: TestLoom;
@@ -57,18 +59,26 @@ const controller: KubeObject = {
   },
 };
 
-const parent = (name: string, mode: string): KubeObject =>
-  ({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, metadata: { name, namespace }, spec: { mode } });
-const getParent = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: PARENT.kind, namespace, name });
+/** The same controller over other parents, with `orderedTeardown`: deleting a parent deletes its children in reverse. */
+const orderedTeardownController: KubeObject = {
+  ...controller,
+  metadata: { name: 'order-teardown', labels: { 'loom-test': LABEL } },
+  spec: { ...controller.spec as object, parentResource: { apiVersion: `${TEST_GROUP}/v1`, resource: TEARDOWN_PARENT.plural }, orderedTeardown: true },
+};
+
+type ParentKind = typeof PARENT | typeof TEARDOWN_PARENT;
+const parent = (name: string, mode: string, kind: ParentKind = PARENT): KubeObject =>
+  ({ apiVersion: `${TEST_GROUP}/v1`, kind: kind.kind, metadata: { name, namespace }, spec: { mode } });
+const getParent = (name: string, kind: ParentKind = PARENT) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: kind.kind, namespace, name });
 const configMap = (name: string) => clients.writer.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace, name });
 const db = (name: string) => clients.writer.get({ apiVersion: `${TEST_GROUP}/v1`, kind: CHILD.kind, namespace, name });
 
 interface Condition { type: string; status: string; reason?: string; message?: string; observedGeneration?: number }
 
 /** The parent's Ready condition once `accept` takes it. */
-function readyWhen(name: string, accept: (c: Condition) => boolean, what: string): Promise<Condition> {
+function readyWhen(name: string, accept: (c: Condition) => boolean, what: string, kind: ParentKind = PARENT): Promise<Condition> {
   return eventually(async () => {
-    const conditions = ((await getParent(name))?.status as { conditions?: Condition[] } | undefined)?.conditions;
+    const conditions = ((await getParent(name, kind))?.status as { conditions?: Condition[] } | undefined)?.conditions;
     const ready = conditions?.find((c) => c.type === 'Ready');
     return ready && accept(ready) ? ready : undefined;
   }, what);
@@ -123,12 +133,13 @@ function orderViolations(seen: readonly Seen[], waves: readonly string[][]): str
   return violations;
 }
 
-/** The deletions that broke the reverse order: an object deleted while one of a higher wave still existed. */
+/** The deletions that broke the reverse order: an object of `waves` deleted while one of a higher wave still existed. */
 function deleteViolations(seen: readonly Seen[], waves: readonly string[][]): string[] {
   const deleted = new Set<string>();
   const violations: string[] = [];
   for (const event of [...seen].sort((a, b) => a.revision - b.revision).filter((e) => e.type === 'DELETED')) {
     const wave = waves.findIndex((names) => names.includes(event.name));
+    if (wave < 0) continue;
     const higher = waves.slice(wave + 1).flat().filter((name) => !deleted.has(name));
     if (higher.length > 0) violations.push(`${event.name} deleted while ${higher.join(', ')} existed`);
     deleted.add(event.name);
@@ -140,9 +151,11 @@ beforeAll(async () => {
   clients = await testClients();
   namespace = await createTestNamespace(testKubeConfig(), LABEL);
   await createParentCrd(clients, PARENT);
+  await createParentCrd(clients, TEARDOWN_PARENT);
   await createParentCrd(clients, CHILD);
   loom = await startTestLoom(LABEL);
   await clients.apply(controller);
+  await clients.apply(orderedTeardownController);
 });
 
 afterAll(async () => {
@@ -170,11 +183,35 @@ describe('children in order', () => {
       expect(await configMap('w-c')).toBeDefined();
       expect(orderViolations(seen, waves)).toEqual([]);
       expect(seen.filter((e) => e.type === 'ADDED').map((e) => e.name).sort()).toEqual(['w-a', 'w-b', 'w-c', 'w-db']);
+      // Without orderedTeardown the garbage collector deletes the children of a deleted parent: no finalizer, no write for it.
+      expect((await getParent('w'))?.metadata.finalizers ?? []).toEqual([]);
 
       await clients.apply(parent('w', 'gone'));
       await eventually(async () => (await configMap('w-a')) === undefined && (await db('w-db')) === undefined ? true : undefined, 'every child deleted');
       expect(deleteViolations(seen, waves)).toEqual([]);
       expect(seen.filter((e) => e.type === 'DELETED').map((e) => e.name).slice(0, 2)).toEqual(['w-c', 'w-b']);
+    } finally {
+      stop.abort();
+    }
+  });
+
+  it('with orderedTeardown, deletes a deleted parent\'s children in reverse order before the parent goes', async () => {
+    const stop = new AbortController();
+    const { seen, established } = recordEvents(stop.signal);
+    await established;
+    const waves = [['t-a', 't-db'], ['t-b'], ['t-c']];
+    try {
+      await clients.apply(parent('t', 'waves', TEARDOWN_PARENT));
+      const child = await eventually(() => db('t-db'), 'the db child');
+      await clients.writer.replaceStatus({ ...child, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Provisioned', message: 'up' }] } });
+      await readyWhen('t', (c) => c.status === 'True', 'Ready=True', TEARDOWN_PARENT);
+      expect((await getParent('t', TEARDOWN_PARENT))?.metadata.finalizers).toEqual(['metacontroller.io/compositecontroller-order-teardown']);
+
+      await clients.writer.delete({ apiVersion: `${TEST_GROUP}/v1`, kind: TEARDOWN_PARENT.kind, namespace, name: 't' });
+      await eventually(async () => ((await getParent('t', TEARDOWN_PARENT)) ? undefined : true), 'the parent gone');
+      await eventually(async () => ((await configMap('t-a')) === undefined && (await db('t-db')) === undefined) || undefined, 'every child deleted');
+      expect(deleteViolations(seen, waves)).toEqual([]);
+      expect(seen.filter((e) => e.type === 'DELETED' && e.name.startsWith('t-')).map((e) => e.name).slice(0, 2)).toEqual(['t-c', 't-b']);
     } finally {
       stop.abort();
     }

@@ -235,6 +235,12 @@ export interface CompositeControllerSpec {
    * (docs/ordering-and-readiness.md). Absent or false: the parent's status is the hook's alone.
    */
   readyCondition?: boolean;
+  /**
+   * loom: when a parent is deleted, delete its children in reverse order (waves, dependsOn) before the
+   * parent goes, which takes loom's finalizer on every parent with ordered children
+   * (docs/ordering-and-readiness.md). Absent or false: the garbage collector deletes them, all at once.
+   */
+  orderedTeardown?: boolean;
 }
 
 /** `annotationSelector` of a decorator resource rule: a label selector over annotations. */

@@ -157,7 +157,7 @@ describe('CompositeController and DecoratorController CRDs', () => {
 });
 
 describe('loom’s ordering, readiness and child policy fields', () => {
-  it('are on CompositeController childResources[] with the parser’s enums and bounds, and readyCondition on its spec', () => {
+  it('are on CompositeController childResources[] with the parser’s enums and bounds, readyCondition and orderedTeardown on its spec', () => {
     const cc = specOf(crds.composite);
     const rule = at(cc, 'childResources.[]');
     expect(at(rule, 'wave')).toMatchObject({ type: 'integer', minimum: -999_999_999, maximum: 999_999_999 });
@@ -166,12 +166,14 @@ describe('loom’s ordering, readiness and child policy fields', () => {
     expect(at(rule, 'onImmutableChange').enum).toEqual(['Recreate', 'Fail']);
     expect(at(rule, 'adopt').enum).toEqual(['IfExists', 'Never']);
     expect(at(cc, 'readyCondition').type).toBe('boolean');
+    expect(at(cc, 'orderedTeardown').type).toBe('boolean');
   });
 
   it('have no CRD-level default: absent means Metacontroller’s behaviour, and the parser decides', () => {
     const rule = at(specOf(crds.composite), 'childResources.[]');
     for (const field of ['wave', 'readyWhen', 'deletionPolicy', 'onImmutableChange', 'adopt']) expect(at(rule, field).default).toBeUndefined();
     expect(at(specOf(crds.composite), 'readyCondition').default).toBeUndefined();
+    expect(at(specOf(crds.composite), 'orderedTeardown').default).toBeUndefined();
   });
 });
 

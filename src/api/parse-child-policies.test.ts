@@ -99,22 +99,29 @@ describe('childResources[]: loom’s per-type policies', () => {
   });
 });
 
-describe('spec.readyCondition', () => {
-  it.each([true, false])('reads %s', (readyCondition) => {
-    const result = parseCompositeController(withField(minimalComposite, 'spec.readyCondition', readyCondition));
+describe.each([
+  ['readyCondition', 'only a CompositeController writes a Ready condition on its parent'],
+  ['orderedTeardown', 'a DecoratorController writes its attachments without order, so the garbage collector deletes them'],
+] as const)('spec.%s', (field, decoratorHint) => {
+  it.each([true, false])('reads %s', (value) => {
+    const result = parseCompositeController(withField(minimalComposite, `spec.${field}`, value));
     expect(result.warnings).toEqual([]);
-    expect(valueOf(result).spec.readyCondition).toBe(readyCondition);
+    expect(valueOf(result).spec[field]).toBe(value);
+  });
+
+  it('is absent when the manifest leaves it out', () => {
+    expect(field in valueOf(parseCompositeController(minimalComposite)).spec).toBe(false);
   });
 
   it('refuses a value that is not a boolean', () => {
-    expect(problemsOf(parseCompositeController(withField(minimalComposite, 'spec.readyCondition', 'true'))))
-      .toEqual([{ path: 'spec.readyCondition', message: 'expected a boolean' }]);
+    expect(problemsOf(parseCompositeController(withField(minimalComposite, `spec.${field}`, 'true'))))
+      .toEqual([{ path: `spec.${field}`, message: 'expected a boolean' }]);
   });
 
   it('is a CompositeController field: a DecoratorController warns that it ignores it', () => {
-    const result = parseDecoratorController(withField(minimalDecorator, 'spec.readyCondition', true));
+    const result = parseDecoratorController(withField(minimalDecorator, `spec.${field}`, true));
     expect(result.ok).toBe(true);
-    expect(result.warnings).toEqual([{ path: 'spec.readyCondition', message: 'unknown field; ignored: only a CompositeController writes a Ready condition on its parent' }]);
+    expect(result.warnings).toEqual([{ path: `spec.${field}`, message: `unknown field; ignored: ${decoratorHint}` }]);
   });
 });
 

@@ -234,7 +234,7 @@ const COMPOSITE_HOOKS = ['sync', 'finalize', 'customize', 'preUpdateChild', 'pos
 
 function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
   spec.object(true);
-  spec.warnUnknownFields(['parentResource', 'childResources', 'hooks', 'resyncPeriodSeconds', 'generateSelector', 'endpointConfigs', 'readyCondition']);
+  spec.warnUnknownFields(['parentResource', 'childResources', 'hooks', 'resyncPeriodSeconds', 'generateSelector', 'endpointConfigs', 'readyCondition', 'orderedTeardown']);
   const parentResource = readParentResource(spec.field('parentResource'));
   const childResources = (spec.field('childResources').items() ?? []).map(readChildResource);
   refuseRepeatedTargets(spec.field('childResources'), childResources);
@@ -248,7 +248,8 @@ function readCompositeSpec(spec: FieldReader): CompositeControllerSpec {
   checkSecurity(spec, hooks, endpointConfigs);
   checkRelatedVersions(spec, hooks);
   const readyCondition = spec.field('readyCondition').boolean();
-  return omitUndefined({ parentResource, childResources, hooks, resyncPeriodSeconds, generateSelector, endpointConfigs, readyCondition });
+  const orderedTeardown = spec.field('orderedTeardown').boolean();
+  return omitUndefined({ parentResource, childResources, hooks, resyncPeriodSeconds, generateSelector, endpointConfigs, readyCondition, orderedTeardown });
 }
 
 function readDecoratorResource(r: FieldReader): DecoratorResourceRule {
@@ -268,7 +269,10 @@ function readAttachment(r: FieldReader): AttachmentRule {
 }
 
 /** A field a DecoratorController may carry by mistake for a CompositeController's. */
-const DECORATOR_HINTS = { readyCondition: 'only a CompositeController writes a Ready condition on its parent' };
+const DECORATOR_HINTS = {
+  readyCondition: 'only a CompositeController writes a Ready condition on its parent',
+  orderedTeardown: 'a DecoratorController writes its attachments without order, so the garbage collector deletes them',
+};
 
 function readDecoratorSpec(spec: FieldReader): DecoratorControllerSpec {
   spec.object(true);

@@ -49,36 +49,44 @@ describe('planPoliciesFor with an annotation that does not parse', () => {
 });
 
 describe('needsLoomAtDeletion', () => {
-  it.each<[string, KubeObject, boolean]>([
-    ['a plain child', cm(), false],
-    ['a child with only a readiness rule', cm({ 'loom.dev/ready-when': 'true' }), false],
-    ['an Orphan child', cm({ 'loom.dev/deletion-policy': 'Orphan' }), true],
-    ['a Retain child', cm({ 'loom.dev/deletion-policy': 'Retain' }), true],
-    ['a child of wave 1', cm({ 'loom.dev/wave': '1' }), true],
-    ['a child of wave -1', cm({ 'loom.dev/wave': '-1' }), true],
-    ['a child that depends on a sibling', cm({ 'loom.dev/depends-on': 'ConfigMap/other' }), true],
-    ['a child with onImmutableChange only', cm({ 'loom.dev/on-immutable-change': 'Recreate' }), false],
-  ])('%s → %s', (_what, obj, expected) => {
-    expect(needsLoomAtDeletion(observedPoliciesOf(obj, undefined))).toBe(expected);
+  const ordered = { orderedTeardown: true };
+  const unordered = { orderedTeardown: false };
+
+  it.each<[string, KubeObject, boolean, boolean]>([
+    // what, child, needs loom without orderedTeardown, needs loom with it
+    ['a plain child', cm(), false, false],
+    ['a child with only a readiness rule', cm({ 'loom.dev/ready-when': 'true' }), false, false],
+    ['an Orphan child', cm({ 'loom.dev/deletion-policy': 'Orphan' }), true, true],
+    ['a Retain child', cm({ 'loom.dev/deletion-policy': 'Retain' }), true, true],
+    ['a child of wave 1', cm({ 'loom.dev/wave': '1' }), false, true],
+    ['a child of wave -1', cm({ 'loom.dev/wave': '-1' }), false, true],
+    ['a child that depends on a sibling', cm({ 'loom.dev/depends-on': 'ConfigMap/other' }), false, true],
+    ['a child with onImmutableChange only', cm({ 'loom.dev/on-immutable-change': 'Recreate' }), false, false],
+  ])('%s → %s, with orderedTeardown %s', (_what, obj, withoutOrder, withOrder) => {
+    expect(needsLoomAtDeletion(observedPoliciesOf(obj, undefined), unordered)).toBe(withoutOrder);
+    expect(needsLoomAtDeletion(observedPoliciesOf(obj, undefined), ordered)).toBe(withOrder);
   });
 
-  it('counts a type\'s wave as the child\'s', () => {
-    expect(needsLoomAtDeletion(observedPoliciesOf(cm(), { wave: 2 }))).toBe(true);
+  it('counts a type\'s wave as the child\'s, with orderedTeardown', () => {
+    expect(needsLoomAtDeletion(observedPoliciesOf(cm(), { wave: 2 }), ordered)).toBe(true);
+    expect(needsLoomAtDeletion(observedPoliciesOf(cm(), { wave: 2 }), unordered)).toBe(false);
   });
 });
 
 describe('childNeedsLoomAtDeletion', () => {
   const terminating = (obj: KubeObject): KubeObject => ({ ...obj, metadata: { ...obj.metadata, deletionTimestamp: '2026-11-27T06:00:00Z' } });
+  const ordered = { orderedTeardown: true };
 
   it('does not count a terminating child that is to be deleted anyway, so it cannot hold the parent\'s finalizer forever', () => {
-    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/wave': '1' })), undefined)).toBe(false);
-    expect(childNeedsLoomAtDeletion(terminating(cm()), { wave: 2, deletionPolicy: 'Delete' })).toBe(false);
+    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/wave': '1' })), undefined, ordered)).toBe(false);
+    expect(childNeedsLoomAtDeletion(terminating(cm()), { wave: 2, deletionPolicy: 'Delete' }, ordered)).toBe(false);
   });
 
   it('counts one that must survive, or that is not terminating, as needsLoomAtDeletion does', () => {
-    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/deletion-policy': 'Retain' })), undefined)).toBe(true);
-    expect(childNeedsLoomAtDeletion(cm({ 'loom.dev/wave': '1' }), undefined)).toBe(true);
-    expect(childNeedsLoomAtDeletion(cm(), undefined)).toBe(false);
+    expect(childNeedsLoomAtDeletion(terminating(cm({ 'loom.dev/deletion-policy': 'Retain' })), undefined, { orderedTeardown: false })).toBe(true);
+    expect(childNeedsLoomAtDeletion(cm({ 'loom.dev/wave': '1' }), undefined, ordered)).toBe(true);
+    expect(childNeedsLoomAtDeletion(cm({ 'loom.dev/wave': '1' }), undefined, { orderedTeardown: false })).toBe(false);
+    expect(childNeedsLoomAtDeletion(cm(), undefined, ordered)).toBe(false);
   });
 });
 

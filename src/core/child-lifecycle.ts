@@ -42,12 +42,21 @@ export function removalActionOf(policies: Pick<ResolvedChildPolicies, 'deletionP
   }
 }
 
+/** How the controller has the children of a deleted parent go (`spec.orderedTeardown`). */
+export interface TeardownOrder {
+  /** Deleted in reverse order by loom, rather than all at once by the garbage collector. */
+  orderedTeardown: boolean;
+}
+
 /**
- * Whether the child needs loom when its parent is deleted: it must be released to survive, or deleted
- * in reverse wave order. The garbage collector deletes every other child as it does without loom.
+ * Whether the child needs loom when its parent is deleted: it must be released to survive, or, when the
+ * controller asks for an ordered teardown, deleted in reverse wave order. The garbage collector deletes
+ * every other child as it does without loom; asking costs a finalizer write on every parent with
+ * ordered children, so it is not the default.
  */
-export function needsLoomAtDeletion(policies: ResolvedChildPolicies): boolean {
-  return policies.deletionPolicy !== 'Delete' || policies.wave !== 0 || policies.dependsOn.length > 0;
+export function needsLoomAtDeletion(policies: ResolvedChildPolicies, order: TeardownOrder): boolean {
+  if (policies.deletionPolicy !== 'Delete') return true;
+  return order.orderedTeardown && (policies.wave !== 0 || policies.dependsOn.length > 0);
 }
 
 /**
@@ -55,10 +64,10 @@ export function needsLoomAtDeletion(policies: ResolvedChildPolicies): boolean {
  * its policies over `rule`. A child already terminating whose policy is `Delete` does not: it goes
  * anyway, and one stuck on a finalizer of its own must not keep the parent's forever.
  */
-export function childNeedsLoomAtDeletion(child: KubeObject, rule: ChildPolicies | undefined): boolean {
+export function childNeedsLoomAtDeletion(child: KubeObject, rule: ChildPolicies | undefined, order: TeardownOrder): boolean {
   const policies = observedPoliciesOf(child, rule);
   if (isTerminating(child) && policies.deletionPolicy === 'Delete') return false;
-  return needsLoomAtDeletion(policies);
+  return needsLoomAtDeletion(policies, order);
 }
 
 /** Whether an in-place update the API server refuses for an immutable field deletes the child, for a later sync to create anew. */

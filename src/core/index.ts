@@ -20,7 +20,7 @@ export { runToEnd } from './run-to-end.ts';
 export { whyNotChild, whyNotAttachment, reclaimedChild } from './taken-name.ts';
 export {
   observedPoliciesOf, removalActionOf, needsLoomAtDeletion, childNeedsLoomAtDeletion, recreatesOnImmutableChange, finalizerForChildren, planPoliciesFor,
-  type RemovalAction, type ChildFinalizerInput,
+  type RemovalAction, type ChildFinalizerInput, type TeardownOrder,
 } from './child-lifecycle.ts';
 export { RELEASED_FROM_ANNOTATION, isReleasedFrom, policyReleasedChild } from './policy-release.ts';
 export { relatedSelection, selects, type RelatedSelection, type RelatedScope, type NamespaceLabels } from './related-selection.ts';

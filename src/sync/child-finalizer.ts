@@ -1,21 +1,21 @@
 /**
  * The controller's finalizer held for the children's lifecycle policies (docs/ordering-and-readiness.md,
  * "Per-child lifecycle policies"): a parent with children that need loom at its deletion (`Orphan` or
- * `Retain`, or waves and `dependsOn`, `core/child-lifecycle.ts`) gets it before the first such child is
- * written and keeps it while such children exist. At its deletion, without a finalize hook (asking no
- * hook) or once the finalize hook has answered `finalized: true`, loom converges toward no children
- * (releasing what must survive, deleting the rest) and removes the finalizer once no claimed child needs
- * loom; the garbage collector deletes any other. A parent none of whose children need loom is synced as
+ * `Retain`, or waves and `dependsOn` under `spec.orderedTeardown`, `core/child-lifecycle.ts`) gets it
+ * before the first such child is written and keeps it while such children exist. At its deletion,
+ * without a finalize hook (asking no hook) or once the finalize hook has answered `finalized: true`,
+ * loom converges toward no children (releasing what must survive, deleting the rest in reverse order)
+ * and removes the finalizer once no claimed child needs loom; the garbage collector deletes any other. A parent none of whose children need loom is synced as
  * it always was, and so is a parent deleted with a propagation policy of its own (`orphan`,
  * `foreground`) or one that stopped matching the controller's parent selector.
  */
 import { isTerminating, type CompositeHookResponse, type KubeObject, type LabelSelector } from '../api/index.ts';
-import { afterFinalize, childNeedsLoomAtDeletion, finalizerForChildren, GC_FINALIZERS, type LifecycleDecision } from '../core/index.ts';
+import { afterFinalize, childNeedsLoomAtDeletion, finalizerForChildren, GC_FINALIZERS, type LifecycleDecision, type TeardownOrder } from '../core/index.ts';
 import type { CompositeSyncPorts } from './composite-ports.ts';
 import { stopWhenStale } from './stale-writes.ts';
 
 /** What the finalizer steps of one sync know. */
-export interface ChildFinalizerContext {
+export interface ChildFinalizerContext extends TeardownOrder {
   ports: CompositeSyncPorts;
   lifecycle: LifecycleDecision;
   finalizer: string;
@@ -46,7 +46,7 @@ function tearsDown(ctx: ChildFinalizerContext, parent: KubeObject, claimed: read
 
 /** Whether some child of `objects` needs loom at the parent's deletion. */
 function needLoom(ctx: ChildFinalizerContext, objects: readonly KubeObject[]): boolean {
-  return objects.some((obj) => childNeedsLoomAtDeletion(obj, ctx.ports.childRule?.(obj)));
+  return objects.some((obj) => childNeedsLoomAtDeletion(obj, ctx.ports.childRule?.(obj), ctx));
 }
 
 /** Whether the sync may tear the children down: a terminating parent whose finalizer loom holds without a finalize hook. */

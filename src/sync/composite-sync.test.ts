@@ -21,6 +21,7 @@ function controllerOf(manifest: unknown): CompositeController {
 }
 
 const plain = controllerOf(withField(minimalComposite, 'spec.generateSelector', true));
+const ordered = controllerOf(withField(withField(minimalComposite, 'spec.generateSelector', true), 'spec.orderedTeardown', true));
 const finalizing = controllerOf(withField(withField(minimalComposite, 'spec.generateSelector', true), 'spec.hooks.finalize', { webhook: { url: 'http://widgets.hooks/finalize' } }));
 const FINALIZER = finalizerName(plain.name);
 
@@ -176,12 +177,35 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     const none = fakePorts(parentNamed('w'), { claimed: [], answer: { children: [child] } });
     await sync(plain, none);
     expect(none.calls).not.toContain('add finalizer');
-    const held = fakePorts(parentNamed('w', { finalizers: [FINALIZER] }), { claimed: [child, waved], answer: { children: [child] } });
+    const held = fakePorts(parentNamed('w', { finalizers: [FINALIZER] }), { claimed: [child, orphan], answer: { children: [child] } });
     await sync(plain, held);
     expect(held.calls).toEqual(['related', 'claim', 'sync hook', 'manage children', 'status (converged)']);
     const done = fakePorts(parentNamed('w', { finalizers: [FINALIZER] }), { claimed: [child], answer: { children: [child] } });
     await sync(plain, done);
     expect(done.calls).toEqual(['related', 'claim', 'sync hook', 'remove finalizer', 'manage children', 'status (converged)']);
+  });
+
+  it('holds it for children in order only with spec.orderedTeardown: without it, the garbage collector deletes them and the parent takes no write', async () => {
+    const unordered = fakePorts(parentNamed('w'), { claimed: [], answer: { children: [child, waved] } });
+    await sync(plain, unordered);
+    expect(unordered.calls).toEqual(['related', 'claim', 'sync hook', 'manage children', 'status (converged)']);
+    const inOrder = fakePorts(parentNamed('w'), { claimed: [], answer: { children: [child, waved] } });
+    await sync(ordered, inOrder);
+    expect(inOrder.calls).toEqual(['related', 'claim', 'sync hook', 'add finalizer', 'manage children', 'status (converged)']);
+  });
+
+  it('removes the finalizer ordered children needed once the controller no longer asks for orderedTeardown', async () => {
+    const fakes = fakePorts(parentNamed('w', { finalizers: [FINALIZER] }), { claimed: [child, waved], answer: { children: [child, waved] } });
+    await sync(plain, fakes);
+    expect(fakes.calls).toEqual(['related', 'claim', 'sync hook', 'remove finalizer', 'manage children', 'status (converged)']);
+  });
+
+  it('tears the children of a deleted parent down in order with spec.orderedTeardown', async () => {
+    const desired: KubeObject[][] = [];
+    const fakes = fakePorts(deleted(), { claimed: [child, waved], desired });
+    await sync(ordered, fakes);
+    expect(fakes.calls).toEqual(['claim', 'manage children']);
+    expect(desired).toEqual([[]]);
   });
 
   it('counts a type\'s rule as the children\'s own', async () => {
@@ -215,7 +239,7 @@ describe('syncParent: the finalizer held for the children\'s lifecycle policies'
     // A wave-1 child stuck on a finalizer of its own would otherwise keep the parent's forever.
     const stuck = { ...waved, metadata: { ...waved.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', finalizers: ['example.com/cleanup'] } };
     const fakes = fakePorts(deleted(), { claimed: [child, stuck] });
-    await sync(plain, fakes);
+    await sync(ordered, fakes);
     expect(fakes.calls).toContain('remove finalizer');
   });
 

@@ -34,7 +34,9 @@ export async function syncParent(sync: CompositeSyncController, ports: Composite
   // not get a finalizer that would hold its deletion forever.
   const selector = parentSelector({ parent: cached, generateSelector: spec.generateSelector });
   // Removing the finalizer waits for the claim: the children's lifecycle policies may still need it.
-  const finalizer = { ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined, optedOut: !matches };
+  const finalizer = {
+    ports, lifecycle, finalizer: sync.finalizer, hasFinalizeHook: spec.hooks.finalize !== undefined, optedOut: !matches, orderedTeardown: spec.orderedTeardown === true,
+  };
   const torn = await tearDownIfDue(finalizer, cached, { key, selector, signal });
   if (torn) return tornDown(torn);
   // Related objects first: a customize hook that fails or answers garbage must leave nothing written.

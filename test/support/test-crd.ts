@@ -84,6 +84,8 @@ export const TEST_PARENT_KINDS = {
   resilient: { plural: 'resilients', kind: 'Resilient' },
   /** The parents of the ordering test (waves, dependsOn, the Ready condition). */
   ordered: { plural: 'ordereds', kind: 'Ordered' },
+  /** The parents of the ordering test's controller with `orderedTeardown`. */
+  orderedTeardown: { plural: 'orderedteardowns', kind: 'OrderedTeardown' },
   /** Its CRD-backed children: not ready (Ready=False) until the test writes their status. */
   orderedChild: {
     plural: 'orderedchildren', kind: 'OrderedChild',
