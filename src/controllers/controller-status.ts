@@ -2,9 +2,11 @@
  * The `Ready` condition loom keeps on controller objects' status, so `kubectl get cc` and
  * `kubectl wait --for=condition=Ready` show whether a controller runs and, if not, why.
  */
-import { boundedText, type KubeObject } from '../api/index.ts';
+import { boundedText, formatProblem, type FieldProblem, type KubeObject } from '../api/index.ts';
+import { JsonataCompileError } from '../hooks/index.ts';
 import { isConflict, isNotFound } from '../kube/index.ts';
 import type { Host } from './host.ts';
+import { ReferenceNotAllowedError } from './reference-policy.ts';
 
 /** One `status.conditions[]` entry. */
 export interface Condition {
@@ -43,4 +45,30 @@ export async function setReady(host: Host, obj: KubeObject, given: Omit<Conditio
     if (isConflict(err) || isNotFound(err)) return; // A newer object is on its way and is reconciled again.
     host.logger.warn({ err, controller: obj.metadata.name }, 'could not write the controller status');
   }
+}
+
+/**
+ * `Ready=True` on a running controller. One that runs other than its spec says stays Ready (it
+ * works), with reason `StartedWithWarnings` and a `SpecWarning` event naming each field.
+ */
+export async function announceRunning(host: Host, obj: KubeObject, warnings: FieldProblem[]): Promise<void> {
+  if (warnings.length === 0) {
+    await setReady(host, obj, { status: 'True', reason: 'Started', message: 'the controller is running' });
+    return;
+  }
+  const said = warnings.map(formatProblem).join('; ');
+  host.events.record(obj, { type: 'Warning', reason: 'SpecWarning', message: said });
+  await setReady(host, obj, { status: 'True', reason: 'StartedWithWarnings', message: `the controller is running; ${said}` });
+}
+
+/** The `Ready=False` reason of a controller that cannot start for `err`. */
+export function notReadyReason(err: unknown): string {
+  if (err instanceof JsonataCompileError) return 'CompileError';
+  return err instanceof ReferenceNotAllowedError ? 'ReferenceNotAllowed' : 'CreateError';
+}
+
+/** `CreateError` event and `Ready=False` with the reason, for a controller that cannot start. */
+export async function notReady(host: Host, obj: KubeObject, why: { reason: string; message: string }): Promise<void> {
+  host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${why.message}` });
+  await setReady(host, obj, { status: 'False', ...why });
 }

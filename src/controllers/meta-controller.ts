@@ -12,17 +12,18 @@
  * `ParentTypeTaken`) naming it, and starts once that one stops.
  */
 import {
-  boundedJoin, formatProblem, GROUP_VERSION, groupOf, matchesSelector, parseCompositeController, parseDecoratorController,
+  boundedJoin, GROUP_VERSION, groupOf, matchesSelector, parseCompositeController, parseDecoratorController,
   type CompositeController, type DecoratorController, type FieldProblem, type Hook, type KubeObject, type LabelSelector, type ParseResult,
 } from '../api/index.ts';
 import { errorChain, runWorkers, TerminalError, WorkQueue, type ReconcileResult } from '../engine/index.ts';
 import { conflictingClaim, isBuiltInGroup, sameParentType, type ParentClaim } from '../core/index.ts';
-import { startCompositeController } from './composite/composite-controller.ts';
-import { startDecoratorController } from './decorator/decorator-controller.ts';
+import { checkCompositeController, startCompositeController } from './composite/composite-controller.ts';
+import { checkDecoratorController, startDecoratorController } from './decorator/decorator-controller.ts';
 import { stopTogether, type RunningController } from './controller-loop.ts';
 import { controllerWriter } from './controller-writer.ts';
 import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
-import { setReady } from './controller-status.ts';
+import { announceRunning, notReady, notReadyReason } from './controller-status.ts';
+import { keepLastGood, specProblems } from './last-good-spec.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
 import { resolveResource, ResourceNotFoundError, type Host } from './host.ts';
 import { ReferenceNotAllowedError } from './reference-policy.ts';
@@ -42,6 +43,8 @@ interface ControllerKind<C extends { spec: { hooks: ControllerHooks } }> {
   resource: string;
   parse(obj: unknown): ParseResult<C>;
   start(host: Host, controller: C, signal: AbortSignal, sources: ExpressionSources): Promise<RunningController>;
+  /** Throws what `start` would before it watches anything: a running controller is replaced only by a spec that passes. */
+  check(host: Host, controller: C, sources: ExpressionSources): Promise<void>;
   /** The parents the controller claims, for kinds that may have only one controller per parent. */
   claimOf?(controller: C, obj: KubeObject): ParentClaim;
   /** What a started controller does differently from what its spec asks, as discovery shows. */
@@ -55,7 +58,7 @@ interface ControllerHooks {
 }
 
 const COMPOSITE = {
-  kind: 'CompositeController', resource: 'compositecontrollers', parse: parseCompositeController, start: startCompositeController,
+  kind: 'CompositeController', resource: 'compositecontrollers', parse: parseCompositeController, start: startCompositeController, check: checkCompositeController,
   claimOf: (controller, obj) => {
     const { apiVersion, resource, labelSelector } = controller.spec.parentResource;
     return { name: obj.metadata.name ?? '', apiVersion, resource, selector: labelSelector };
@@ -70,7 +73,7 @@ const COMPOSITE = {
   },
 } satisfies ControllerKind<CompositeController>;
 const DECORATOR = {
-  kind: 'DecoratorController', resource: 'decoratorcontrollers', parse: parseDecoratorController, start: startDecoratorController,
+  kind: 'DecoratorController', resource: 'decoratorcontrollers', parse: parseDecoratorController, start: startDecoratorController, check: checkDecoratorController,
 } satisfies ControllerKind<DecoratorController>;
 
 /** One version of a controller object's spec. */
@@ -193,10 +196,21 @@ async function stopIfStale<C extends { spec: { hooks: ControllerHooks } }>(input
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopped', message: 'Stopped controller' });
 }
 
+/** A running controller whose object (same UID) or expression changed is stopped only for a version that can start (`last-good-spec.ts`). */
+async function checkReplacement<C extends { spec: { hooks: ControllerHooks } }>(
+  input: ReconcileInput<C>, name: string, obj: KubeObject | undefined, parsed: ParseResult<C> | undefined,
+): Promise<void> {
+  const current = input.running.get(name);
+  if (!current || !obj || !parsed || current.uid !== obj.metadata.uid) return;
+  if (current.generation === obj.metadata.generation && !input.sourceChanged.has(name)) return;
+  await keepLastGood({ host: input.host, kind: input.kind, sources: input.sources, name, obj, parsed, generation: current.generation });
+}
+
 async function reconcileController<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string): Promise<ReconcileResult> {
   const obj = input.get();
   const parsed = isWanted(input, obj) ? input.kind.parse(obj) : undefined;
   input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
+  await checkReplacement(input, name, obj, parsed);
   await stopIfStale(input, name, obj);
   if (!isWanted(input, obj) || !parsed) {
     input.blocked.delete(name);
@@ -204,8 +218,8 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
     return {};
   }
   if (!parsed.ok && !input.running.has(name)) {
-    const message = parsed.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
-    await notReady(input, obj, { reason: 'InvalidSpec', message });
+    const message = specProblems(parsed.problems);
+    await notReady(input.host, obj, { reason: 'InvalidSpec', message });
     throw new TerminalError(`invalid ${input.kind.kind} ${name}: ${message}`);
   }
   if (!parsed.ok) return {};
@@ -232,7 +246,7 @@ async function yieldToOwner<C extends { spec: { hooks: ControllerHooks } }>(inpu
   }
   input.blocked.set(name, claim);
   const message = `${input.kind.kind} ${owner.name} already syncs parents of ${owner.resource}.${owner.apiVersion} that this controller's parent selector matches; one controller per parent`;
-  await notReady(input, obj, { reason: 'ParentTypeTaken', message });
+  await notReady(input.host, obj, { reason: 'ParentTypeTaken', message });
   throw new TerminalError(`${input.kind.kind} ${name}: ${message}`);
 }
 
@@ -256,7 +270,7 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   } catch (err) {
     input.unclaim(name);
     input.failedStarts.set(name, version);
-    await notReady(input, obj, { reason: notReadyReason(err), message: boundedJoin(errorChain(err), ': ') });
+    await notReady(input.host, obj, { reason: notReadyReason(err), message: boundedJoin(errorChain(err), ': ') });
     // A resource missing from discovery may be a CRD applied a moment ago: look again before the retry.
     if (err instanceof ResourceNotFoundError) await host.refreshDiscovery().catch(() => undefined);
     // An expression that does not compile stays broken until the spec or its ConfigMap changes, and
@@ -272,29 +286,4 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
 
 function sameSpec(a: SpecVersion | undefined, b: SpecVersion): boolean {
   return a !== undefined && a.uid === b.uid && a.generation === b.generation;
-}
-
-/**
- * `Ready=True` on a running controller. One that runs other than its spec says stays Ready (it
- * works), with reason `StartedWithWarnings` and a `SpecWarning` event naming each field.
- */
-async function announceRunning(host: Host, obj: KubeObject, warnings: FieldProblem[]): Promise<void> {
-  if (warnings.length === 0) {
-    await setReady(host, obj, { status: 'True', reason: 'Started', message: 'the controller is running' });
-    return;
-  }
-  const said = warnings.map(formatProblem).join('; ');
-  host.events.record(obj, { type: 'Warning', reason: 'SpecWarning', message: said });
-  await setReady(host, obj, { status: 'True', reason: 'StartedWithWarnings', message: `the controller is running; ${said}` });
-}
-
-function notReadyReason(err: unknown): string {
-  if (err instanceof JsonataCompileError) return 'CompileError';
-  return err instanceof ReferenceNotAllowedError ? 'ReferenceNotAllowed' : 'CreateError';
-}
-
-/** `CreateError` event and `Ready=False` with the reason, for a controller that cannot start. */
-async function notReady(input: MetaControllerOptions, obj: KubeObject, why: { reason: string; message: string }): Promise<void> {
-  input.host.events.record(obj, { type: 'Warning', reason: 'CreateError', message: `Cannot create new controller: ${why.message}` });
-  await setReady(input.host, obj, { status: 'False', ...why });
 }

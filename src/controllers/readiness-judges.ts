@@ -2,6 +2,7 @@
  * The readiness judge of one running controller, built and released with its hook runners
  * (the judge itself: `sync/controller-judge.ts`).
  */
+import { DEFAULT_CIRCUIT_POLICY } from '../hooks/index.ts';
 import type { ReadyWhenJudge } from '../sync/ready-when-judge.ts';
 import { controllerJudge, type JudgedType } from '../sync/controller-judge.ts';
 import type { ExpressionSources } from './expression-sources.ts';
@@ -30,4 +31,16 @@ export async function runnersAndJudge(
     readiness.release();
   };
   return { runners: { ...runners, release }, readiness };
+}
+
+/**
+ * Builds a controller's hook runners and readiness judge as {@link runnersAndJudge} does, and releases
+ * them at once: throws what building them throws, so a running controller is stopped for a new spec
+ * only once that spec's hooks and expressions can be built. The webhooks' circuit breakers are left
+ * out: their metrics are the running controller's, which a release here would remove.
+ */
+export async function checkRunnersAndJudge(host: Host, hooks: ControllerHooksInput, sources: ExpressionSources, types: readonly JudgedType[]): Promise<void> {
+  const noCircuits = { ...host, settings: { ...host.settings, hookCircuit: { ...DEFAULT_CIRCUIT_POLICY, failures: 0 } } };
+  const { runners } = await runnersAndJudge(noCircuits, hooks, sources, types);
+  runners.release();
 }

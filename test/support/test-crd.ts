@@ -91,6 +91,8 @@ export const TEST_PARENT_KINDS = {
     plural: 'orderedchildren', kind: 'OrderedChild',
     statusDefault: { conditions: [{ type: 'Ready', status: 'False', reason: 'Provisioning', message: 'waiting for the test' }] },
   },
+  /** The parents of the last-good-spec test: a controller edited into a broken one keeps syncing them. */
+  lastGood: { plural: 'lastgoods', kind: 'LastGood' },
   /** The parents of the per-child lifecycle policy test. */
   lifecyclePolicy: { plural: 'lifecyclepolicies', kind: 'LifecyclePolicy' },
   /** The parents of the Ready condition test (built-in children, no waves). */

@@ -11,7 +11,7 @@ import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runControllerLoop, stopTogether, waitForCaches, type RunningController } from '../controller-loop.ts';
 import { resolveResource, type Host } from '../host.ts';
 import type { ControllerHookRunners } from '../hook-runners.ts';
-import { runnersAndJudge } from '../readiness-judges.ts';
+import { checkRunnersAndJudge, runnersAndJudge } from '../readiness-judges.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { CompositeContext } from './context.ts';
@@ -22,6 +22,27 @@ import { childFilter, parentFilter, reconcilesParent } from '../shard-scope.ts';
 import { controlledByOneOf, startShardLabelRepair } from '../shard-label-repair.ts';
 
 const CONTROLLER_TYPE = 'CompositeController';
+
+/**
+ * The types `spec` names, resolved through discovery (`ResourceNotFoundError` for one it does not
+ * serve), and the child types with their `readyWhen` for the readiness judge.
+ */
+export function compositeTypes(host: Host, spec: CompositeController['spec']) {
+  const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource, 'spec.parentResource.resource');
+  const childTypes = spec.childResources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.childResources[${i}].resource`) }));
+  const judgedTypes = childTypes.map((c, i) => ({ ...c.type, readyWhen: c.rule.readyWhen, field: `spec.childResources[${i}].readyWhen` }));
+  return { parentType, childTypes, judgedTypes };
+}
+
+/**
+ * Builds what a start of `controller` builds before it watches anything (its types from discovery, its
+ * hook runners, its readiness judge) and lets go of it: throws what that start would throw there.
+ */
+export async function checkCompositeController(host: Host, controller: CompositeController, sources: ExpressionSources): Promise<void> {
+  const { spec } = controller;
+  const { judgedTypes } = compositeTypes(host, spec);
+  await checkRunnersAndJudge(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: { controller: controller.name, type: CONTROLLER_TYPE } }, sources, judgedTypes);
+}
 
 /**
  * Starts `controller`. Throws `ResourceNotFoundError` while discovery lacks a named resource, and a
@@ -35,10 +56,8 @@ export async function startCompositeController(
   const { spec } = controller;
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
-  const parentType = resolveResource(host, spec.parentResource.apiVersion, spec.parentResource.resource, 'spec.parentResource.resource');
-  const childTypes = spec.childResources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.childResources[${i}].resource`) }));
+  const { parentType, childTypes, judgedTypes } = compositeTypes(host, spec);
   const revisionType = usesRollingUpdates(spec.childResources) ? rollingRevisions(host, parentType) : undefined;
-  const judgedTypes = childTypes.map((c, i) => ({ ...c.type, readyWhen: c.rule.readyWhen, field: `spec.childResources[${i}].readyWhen` }));
   const { runners, readiness } = await runnersAndJudge(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources, judgedTypes);
   const customizeRunner = runners.customize;
   const queue = new WorkQueue({ clock: host.clock });

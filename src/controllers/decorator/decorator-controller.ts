@@ -10,7 +10,7 @@ import type { InformerLease, ResourceType } from '../../kube/index.ts';
 import { runControllerLoop, stopTogether, waitForCaches, type RunningController } from '../controller-loop.ts';
 import type { ExpressionSources } from '../expression-sources.ts';
 import type { ControllerHookRunners } from '../hook-runners.ts';
-import { runnersAndJudge } from '../readiness-judges.ts';
+import { checkRunnersAndJudge, runnersAndJudge } from '../readiness-judges.ts';
 import { resolveResource, type Host } from '../host.ts';
 import { createRelatedObjects } from '../related-objects.ts';
 import type { DecoratorContext } from './context.ts';
@@ -24,6 +24,29 @@ import { controlledByOneOf, startShardLabelRepair } from '../shard-label-repair.
 const CONTROLLER_TYPE = 'DecoratorController';
 
 /**
+ * The types `spec` names, resolved through discovery (`ResourceNotFoundError` for one it does not
+ * serve; a target type named twice is refused), and the attachment types for the readiness judge.
+ */
+export function decoratorTypes(host: Host, spec: DecoratorController['spec']) {
+  const targetTypes = spec.resources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.resources[${i}].resource`) }));
+  refuseRepeatedTypes(targetTypes.map((t) => t.type));
+  const attachmentTypes = spec.attachments.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.attachments[${i}].resource`) }));
+  // Attachment types have no readyWhen of their own; an attachment's annotation still counts.
+  const judgedTypes = attachmentTypes.map((a, i) => ({ ...a.type, field: `spec.attachments[${i}].readyWhen` }));
+  return { targetTypes, attachmentTypes, judgedTypes };
+}
+
+/**
+ * Builds what a start of `controller` builds before it watches anything (its types from discovery, its
+ * hook runners, its readiness judge) and lets go of it: throws what that start would throw there.
+ */
+export async function checkDecoratorController(host: Host, controller: DecoratorController, sources: ExpressionSources): Promise<void> {
+  const { spec } = controller;
+  const { judgedTypes } = decoratorTypes(host, spec);
+  await checkRunnersAndJudge(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: { controller: controller.name, type: CONTROLLER_TYPE } }, sources, judgedTypes);
+}
+
+/**
  * Starts `controller`. Throws `ResourceNotFoundError` while discovery lacks a named resource and a
  * timeout when its caches do not fill — both retried by the caller — and any hook-construction error.
  */
@@ -33,11 +56,7 @@ export async function startDecoratorController(
   const { spec } = controller;
   const labels = { controller: controller.name, type: CONTROLLER_TYPE };
   const logger = host.logger.child({ controller: `${CONTROLLER_TYPE}/${controller.name}` });
-  const targetTypes = spec.resources.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.resources[${i}].resource`) }));
-  refuseRepeatedTypes(targetTypes.map((t) => t.type));
-  const attachmentTypes = spec.attachments.map((rule, i) => ({ rule, type: resolveResource(host, rule.apiVersion, rule.resource, `spec.attachments[${i}].resource`) }));
-  // Attachment types have no readyWhen of their own; an attachment's annotation still counts.
-  const judgedTypes = attachmentTypes.map((a, i) => ({ ...a.type, field: `spec.attachments[${i}].readyWhen` }));
+  const { targetTypes, attachmentTypes, judgedTypes } = decoratorTypes(host, spec);
   const { runners, readiness } = await runnersAndJudge(host, { hooks: spec.hooks, endpointConfigs: spec.endpointConfigs, controller: labels }, sources, judgedTypes);
   const customizeRunner = runners.customize;
 
