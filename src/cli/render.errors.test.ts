@@ -114,7 +114,7 @@ const INPUT_ERRORS: ErrorCase[] = [
 const HOOK_ERRORS: ErrorCase[] = [
   {
     name: 'a JSONata runtime error', dir: 'jsonata', args: jsonata, edit: { 'controller.yaml': swap('$name := parent.metadata.name;', '$name := $error("no name for you");') },
-    stderr: 'sync hook: JSONata error at position 20: no name for you\n',
+    stderr: 'sync hook: JSONata error at line 2, column 12: no name for you\n',
   },
   {
     name: 'a customize rule that breaks the selection rules', dir: 'jsonata', args: jsonata,

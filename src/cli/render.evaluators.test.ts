@@ -40,7 +40,7 @@ async function renderRecording(line: string): Promise<{ code: number; stderr: st
 describe('loom render evaluators', () => {
   it.each([
     ['a rendered report', SYNC, 0, ''],
-    ['a failed hook', '$name := $error("no name for you");', 1, 'sync hook: JSONata error at position 20: no name for you\n'],
+    ['a failed hook', '$name := $error("no name for you");', 1, 'sync hook: JSONata error at line 2, column 12: no name for you\n'],
     ['a runaway stopped at its deadline', '$name := $match($pad("", 30, "a") & "!", /(a+)+(?=b)/) ~> $string();', 1, 'sync hook: JSONata evaluation timed out after 1000 ms; its evaluator process was stopped\n'],
   ])('leaves no evaluator process running after %s', async (_name, line, code, stderr) => {
     const run = await renderRecording(line);

@@ -44,6 +44,6 @@ describe('loom render: readiness in the request', () => {
     const result = await run('$error("no mode")');
     expect(result.code, result.stderr).toBe(0);
     const { status } = load(result.stdout) as Report;
-    expect(status.readiness['ConfigMap.v1']?.['shop-env']).toEqual({ status: 'Unknown', message: `annotation ${READY_WHEN_ANNOTATION}: JSONata error at position 7: no mode` });
+    expect(status.readiness['ConfigMap.v1']?.['shop-env']).toEqual({ status: 'Unknown', message: `annotation ${READY_WHEN_ANNOTATION}: JSONata error at line 1, column 1: no mode` });
   });
 });

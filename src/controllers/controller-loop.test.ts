@@ -95,7 +95,7 @@ describe('runControllerLoop', () => {
   it('reports a failure with a huge message once per sync through the root logger: the message once (in err), the line bounded', async () => {
     const lines = logLines();
     const huge = 'x'.repeat(1_000_000);
-    const loop = loopOf(() => Promise.reject(new Error(`sync hook: JSONata error at position 7: ${huge}`, { cause: new Error(huge) })), { logger: rootLogger('debug', lines.stream) });
+    const loop = loopOf(() => Promise.reject(new Error(`sync hook: JSONata error at line 1, column 1: ${huge}`, { cause: new Error(huge) })), { logger: rootLogger('debug', lines.stream) });
     loop.queue.add('a');
     await settle();
     // The queue retries after its backoff: each failed sync is one line at warn or above, no more.
@@ -110,14 +110,14 @@ describe('runControllerLoop', () => {
     for (const line of failures) {
       // The failure's text is the error's, not repeated in the line's message.
       expect(line.msg).toBe('sync failed');
-      expect(line.err?.message).toMatch(/^sync hook: JSONata error at position 7: x+… \(\d+ more characters\)/);
+      expect(line.err?.message).toMatch(/^sync hook: JSONata error at line 1, column 1: x+… \(\d+ more characters\)/);
     }
     // Bounded by the root logger: the message and its cause, the stack's copy of the message, and the rest of the line.
     for (const raw of lines.raw.filter((line) => line.includes('"sync failed"'))) expect(raw.length).toBeLessThan(4 * MAX_MESSAGE_CHARS + 4_000);
     expect(loop.events).toHaveLength(loop.calls.length);
     for (const event of loop.events) {
       expect(event.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS + 'a SyncError: Sync error: '.length);
-      expect(event).toMatch(/^a SyncError: Sync error: sync hook: JSONata error at position 7: x+… \(\d+ more characters\)$/);
+      expect(event).toMatch(/^a SyncError: Sync error: sync hook: JSONata error at line 1, column 1: x+… \(\d+ more characters\)$/);
     }
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGE_CHARS } from '../api/bounded-text.ts';
-import { fromWireFailure, readReply } from './evaluator-protocol.ts';
+import { fromWireFailure, readReply, type EvaluatorReply } from './evaluator-protocol.ts';
 import { JsonataEvaluationError } from './jsonata-errors.ts';
 
 const huge = 'x'.repeat(1_000_000);
@@ -36,5 +36,18 @@ describe('evaluator protocol: failures on receipt', () => {
   it('keeps a short message as sent', () => {
     const reply = readReply({ type: 'failure', call: 1, failure: { kind: 'hook', message: 'sync hook: boom', code: '500' } });
     expect(reply).toEqual({ type: 'failure', call: 1, failure: { kind: 'hook', message: 'sync hook: boom', code: '500', jsonataCode: undefined, position: undefined } });
+  });
+
+  it('carries a run-time error’s line and column with its position, and rebuilds them', () => {
+    const sent = { kind: 'evaluation', message: 'sync hook: JSONata error at line 2, column 8: boom', jsonataCode: 'D3137', position: 16, line: 2, column: 8, code: '500' };
+    const failure = (readReply({ type: 'failure', call: 2, failure: sent }) as Extract<EvaluatorReply, { type: 'failure' }>).failure;
+    expect(failure).toEqual(sent);
+    expect(fromWireFailure(failure)).toMatchObject({ message: sent.message, code: 'D3137', position: 16, line: 2, column: 8 });
+  });
+
+  it('drops a line or column that is not a positive whole number', () => {
+    const sent = { kind: 'evaluation', message: 'sync hook: JSONata error: boom', line: 0, column: 'x', code: '500' };
+    const failure = (readReply({ type: 'failure', call: 2, failure: sent }) as Extract<EvaluatorReply, { type: 'failure' }>).failure;
+    expect(failure).toMatchObject({ line: undefined, column: undefined });
   });
 });

@@ -32,11 +32,13 @@ export type EvaluatorRequest =
 
 /** A failed evaluation as it crosses the channel. `code` is what the hook observer counts it as. */
 export interface WireFailure {
-  /** `JsonataEvaluationError` keeps JSONata's code and position; anything else is a plain `HookError`. */
+  /** `JsonataEvaluationError` keeps JSONata's code, position, line and column; anything else is a plain `HookError`. */
   kind: 'evaluation' | 'hook';
   message: string;
   jsonataCode?: string | undefined;
   position?: number | undefined;
+  line?: number | undefined;
+  column?: number | undefined;
   code: string;
 }
 
@@ -49,7 +51,8 @@ export type EvaluatorReply =
 /** The wire form of `error`, which a runner threw, counted by the observer as `code`; its message cut. */
 export function toWireFailure(error: unknown, code: string): WireFailure {
   if (error instanceof JsonataEvaluationError) {
-    return { kind: 'evaluation', message: boundedText(error.message), jsonataCode: error.code, position: error.position, code };
+    const { code: jsonataCode, position, line, column } = error;
+    return { kind: 'evaluation', message: boundedText(error.message), jsonataCode, position, line, column, code };
   }
   return { kind: 'hook', message: boundedText(error instanceof Error ? error.message : String(error)), code };
 }
@@ -58,7 +61,7 @@ export function toWireFailure(error: unknown, code: string): WireFailure {
 export function fromWireFailure(failure: WireFailure): HookError {
   const message = boundedText(failure.message);
   if (failure.kind === 'evaluation') {
-    return new JsonataEvaluationError(message, { code: failure.jsonataCode, position: failure.position });
+    return new JsonataEvaluationError(message, { code: failure.jsonataCode, position: failure.position, line: failure.line, column: failure.column });
   }
   return new HookError(message);
 }
@@ -69,6 +72,11 @@ const MAX_CODE_CHARS = 32;
 /** `value` when it is a string short enough to be a code. */
 function codeOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.length <= MAX_CODE_CHARS ? value : undefined;
+}
+
+/** `value` when it is a 1-based line or column. */
+function placeNumber(value: unknown): number | undefined {
+  return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -82,6 +90,8 @@ function readFailure(failure: Record<string, unknown>): WireFailure | undefined 
     message: boundedText(failure.message),
     jsonataCode: codeOf(failure.jsonataCode),
     position: typeof failure.position === 'number' ? failure.position : undefined,
+    line: placeNumber(failure.line),
+    column: placeNumber(failure.column),
     // The code is a metric label: one that is not a code is counted as the failure it is.
     code: codeOf(failure.code) ?? '500',
   };

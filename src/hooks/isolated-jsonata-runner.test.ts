@@ -85,11 +85,11 @@ describe('isolated JSONata runner: what in-process evaluation gives', () => {
     expect(() => hook('{\n  "a": (1 +\n}')).toThrow(JsonataCompileError);
   });
 
-  it('rebuilds an evaluation error with JSONata’s code and position', async () => {
-    const error = await failure(hook('{"x": $error("boom")}').call(request, never));
+  it('rebuilds an evaluation error with JSONata’s code, its position, line and column', async () => {
+    const error = await failure(hook('{\n  "x": $error("boom")\n}').call(request, never));
     expect(error).toBeInstanceOf(JsonataEvaluationError);
-    expect(error.message).toBe('sync hook: JSONata error at position 13: boom');
-    expect((error as JsonataEvaluationError).code).toBe('D3137');
+    expect(error.message).toBe('sync hook: JSONata error at line 2, column 8: boom');
+    expect(error).toMatchObject({ code: 'D3137', position: 16, line: 2, column: 8 });
   });
 
   it('stops an ordinary runaway with the evaluator’s own step budget, keeping the process', async () => {

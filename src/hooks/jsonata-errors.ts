@@ -40,19 +40,35 @@ export class JsonataCompileError extends HookError implements ExpressionLocation
 
 /**
  * The expression failed while evaluating: a type error, `$error("…")`, a helper given a wrong
- * argument. The message reads `sync hook: JSONata error at position 7: boom`; `position` is JSONata's
- * (just past the token it blames, as in JSONata's own messages) and `code` JSONata's error code
- * (`D3137` for `$error`, `T2002`, …); either is `undefined` when the failure did not say (an error
- * thrown by a helper has no code). `cause` is the original error.
+ * argument. The message reads `sync hook: JSONata error at line 3, column 9: boom`, naming the token
+ * JSONata blames (a call at its `$`), or `sync hook: JSONata error: boom` when JSONata gave no
+ * position. `code` is JSONata's error code (`D3137` for `$error`, `T2002`, …), `undefined` when the
+ * failure did not say (an error thrown by a helper has no code); `position` is JSONata's own offset
+ * (just past the token it blames, as in JSONata's messages), kept for code, never shown to users.
+ * `cause` is the original error.
  */
 export class JsonataEvaluationError extends HookError {
   override readonly name = 'JsonataEvaluationError';
   readonly code: string | undefined;
   readonly position: number | undefined;
+  /** 1-based line of the blamed token; `undefined` with `position`. */
+  readonly line: number | undefined;
+  /** 1-based column of the blamed token; `undefined` with `position`. */
+  readonly column: number | undefined;
 
-  constructor(message: string, details: { code: string | undefined; position: number | undefined }, options?: ErrorOptions) {
+  constructor(message: string, details: EvaluationErrorDetails, options?: ErrorOptions) {
     super(message, options);
     this.code = details.code;
     this.position = details.position;
+    this.line = details.line;
+    this.column = details.column;
   }
+}
+
+/** What a {@link JsonataEvaluationError} knows besides its message; each part may be missing. */
+export interface EvaluationErrorDetails {
+  code: string | undefined;
+  position: number | undefined;
+  line?: number | undefined;
+  column?: number | undefined;
 }

@@ -126,22 +126,24 @@ describe('JSONata runner: compile errors', () => {
 });
 
 describe('JSONata runner: runtime errors', () => {
-  it.each<[string, string, string, [code: string, position: number]]>([
-    ['$error', '$error("boom")', 'boom', ['D3137', 7]],
-    ['a type error', '{"n": parent.metadata.name + 1}', 'The left side of the "+" operator must evaluate to a number', ['T2001', 28]],
-    ['calling a non-function', '$nothing()', 'Attempted to invoke a non-function', ['T1006', 9]],
-  ])('reports %s with JSONata’s code and position', async (_name, expression, message, [code, position]) => {
+  it.each<[string, string, string, [code: string, position: number, line: number, column: number]]>([
+    ['$error', '$error("boom")', 'boom', ['D3137', 7, 1, 1]],
+    ['a type error', '{"n": parent.metadata.name + 1}', 'The left side of the "+" operator must evaluate to a number', ['T2001', 28, 1, 28]],
+    ['calling a non-function', '$nothing()', 'Attempted to invoke a non-function', ['T1006', 9, 1, 1]],
+    ['a misspelt function on line 3', '(\n  $a := 1;\n  $b := $uppercas("x");\n  $b\n)', 'Attempted to invoke a non-function', ['T1006', 31, 3, 9]],
+    ['a function applied with ~>', '{\n  "a": [1, 2]\n    ~> $sum(1)\n}', 'Argument 2 of function "sum" does not match function signature', ['T0410', 28, 3, 8]],
+    ['a call spaced from its parenthesis', '"x" &\n  $number ("y")', 'Unable to cast value to a number: "y"', ['D3030', 17, 2, 3]],
+  ])('reports %s with its line and column, keeping JSONata’s code and position', async (_name, expression, message, [code, position, line, column]) => {
     const error = await failure(call(expression));
     expect(error).toBeInstanceOf(JsonataEvaluationError);
-    expect(error.message).toBe(`sync hook: JSONata error at position ${position}: ${message}`);
-    expect((error as JsonataEvaluationError).code).toBe(code);
-    expect((error as JsonataEvaluationError).position).toBe(position);
+    expect(error.message).toBe(`sync hook: JSONata error at line ${line}, column ${column}: ${message}`);
+    expect(error).toMatchObject({ code, position, line, column });
   });
 
-  it('reports a helper’s complaint with its position', async () => {
+  it('reports a helper’s complaint with its line and column', async () => {
     const error = await failure(call('{"name": $dnsName(parent.nothing)}'));
     expect(error).toBeInstanceOf(JsonataEvaluationError);
-    expect(error.message).toBe('sync hook: JSONata error at position 18: $dnsName: part 1 must be a string or a number, got nothing');
+    expect(error.message).toBe('sync hook: JSONata error at line 1, column 10: $dnsName: part 1 must be a string or a number, got nothing');
     expect((error as JsonataEvaluationError).code).toBeUndefined();
   });
 

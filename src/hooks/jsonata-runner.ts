@@ -32,7 +32,8 @@ import type jsonata from 'jsonata';
 import { HookError } from './hook-error.ts';
 import { NO_RESPONSE, type HookObserver } from './hook-observer.ts';
 import type { HookKind, HookRunner } from './hook-runner.ts';
-import { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
+import { JsonataCompileError, JsonataEvaluationError } from './jsonata-errors.ts';
+import { blamedLocation, placeText } from './jsonata-location.ts';
 import { evaluationBudget, type BudgetStop, type EvaluationBudget, type GuardrailOptions } from './jsonata-budget.ts';
 import { JSONATA_HELPERS } from './jsonata-helpers.ts';
 import { toResponse } from './jsonata-result.ts';
@@ -69,6 +70,8 @@ const TOO_DEEP = 'D1011';
 interface RunnerConfig {
   /** "sync hook": how every message starts. */
   label: string;
+  /** The source, in which a run-time error's line and column are counted. */
+  expression: string;
   result: 'response' | 'value';
   timeoutMs: number;
   maxDepth: number;
@@ -90,38 +93,16 @@ function configOf(options: JsonataHookOptions): RunnerConfig {
   const { timeoutMs, maxDepth = DEFAULT_JSONATA_MAX_DEPTH, result = 'response' } = options;
   if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) throw new HookError(`${label}: JSONata timeout ${timeoutMs} ms must be positive`);
   if (!(Number.isInteger(maxDepth) && maxDepth > 0)) throw new HookError(`${label}: JSONata maximum depth ${maxDepth} must be a positive integer`);
-  return { label, result, timeoutMs, maxDepth, clock: options.clock, observer: options.observer };
-}
-
-/** 1-based line and column of `offset` in `text`. */
-function locate(text: string, offset: number): ExpressionLocation {
-  const before = text.slice(0, offset);
-  return { position: offset, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
-}
-
-/**
- * Where a syntax error is. JSONata's `position` is just past the offending token: step back over the
- * token when the source there spells it (as is, or quoted: a string token lacks its quotes), else one
- * character. "End of expression" errors stay at the end, but never past the last non-blank character
- * (the blank line a YAML `|` block leaves). The same rule as `loom validate`, so both report one place.
- */
-function syntaxErrorOffset(expression: string, position: number, token: unknown): number {
-  const text = typeof token === 'string' || typeof token === 'number' ? String(token) : '';
-  let start = position;
-  if (text !== '' && text !== '(end)') {
-    const spelled = [text, `"${text}"`, `'${text}'`].find((s) => expression.slice(position - s.length, position) === s);
-    start = position - (spelled?.length ?? 1);
-  }
-  return Math.max(0, Math.min(start, expression.trimEnd().length));
+  return { label, expression: options.expression, result, timeoutMs, maxDepth, clock: options.clock, observer: options.observer };
 }
 
 function compileError(label: string, expression: string, error: unknown): JsonataCompileError {
   const failure = (typeof error === 'object' && error !== null ? error : {}) as JsonataFailure;
   const message = typeof failure.message === 'string' ? failure.message : String(error);
-  const position = typeof failure.position === 'number' ? failure.position : expression.length;
-  const location = locate(expression, syntaxErrorOffset(expression, position, failure.token));
+  // A syntax error always has a place: one JSONata did not give is the end of the expression.
+  const location = blamedLocation(expression, typeof failure.position === 'number' ? failure.position : expression.length, failure.token);
   const code = typeof failure.code === 'string' ? failure.code : undefined;
-  return new JsonataCompileError(`${label}: JSONata syntax error at line ${location.line}, column ${location.column}: ${message}`, { ...location, code }, { cause: error });
+  return new JsonataCompileError(`${label}: JSONata syntax error${placeText(location)}: ${message}`, { ...location, code }, { cause: error });
 }
 
 /**
@@ -168,8 +149,8 @@ function evaluationError(config: RunnerConfig, error: unknown): JsonataEvaluatio
   const message = typeof failure.message === 'string' ? failure.message : String(error);
   const position = typeof failure.position === 'number' ? failure.position : undefined;
   const code = typeof failure.code === 'string' ? failure.code : undefined;
-  const where = position === undefined ? '' : ` at position ${position}`;
-  return new JsonataEvaluationError(`${config.label}: JSONata error${where}: ${message}`, { code, position }, { cause: error });
+  const location = blamedLocation(config.expression, position, failure.token);
+  return new JsonataEvaluationError(`${config.label}: JSONata error${placeText(location)}: ${message}`, { code, position, line: location?.line, column: location?.column }, { cause: error });
 }
 
 /** The one error for a failed evaluation, with the observer code it counts as. */
@@ -227,8 +208,9 @@ async function evaluate(compiled: Compiled, config: RunnerConfig, request: unkno
  *
  * Each `call(request, signal)` evaluates the expression with `request` as `$` and loom's helpers bound,
  * and resolves to the result as fresh plain JSON (`{}` when the result is `undefined`). It rejects with:
- * - {@link JsonataEvaluationError} `sync hook: JSONata error at position 7: boom` for a runtime error
- *   (`$error`, a type error, a helper's complaint), with JSONata's `code` and `position`;
+ * - {@link JsonataEvaluationError} `sync hook: JSONata error at line 1, column 1: boom` for a runtime
+ *   error (`$error`, a type error, a helper's complaint), with JSONata's `code` and `position` and the
+ *   blamed token's `line` and `column`;
  * - `HookError` `… JSONata evaluation timed out after 1000 ms` when the time budget is spent;
  * - `HookError` `… JSONata evaluation exceeded the maximum depth of 500` for runaway recursion;
  * - `HookError` `… JSONata evaluation aborted by the caller` (`cause` = the signal's reason) when the

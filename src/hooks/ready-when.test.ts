@@ -97,7 +97,7 @@ describe('readyWhen: what the result means', () => {
 describe('readyWhen: a bad or hostile expression makes its object Unknown, bounded', () => {
   it('says what error the expression raised, which lasts as long as the object', async () => {
     const verdict = await readyWhen('$error("no endpoint yet")').judge(database({}), never);
-    expect(verdict).toEqual({ readiness: { status: 'Unknown', message: `${SOURCE}: JSONata error at position 7: no endpoint yet` }, lasting: true });
+    expect(verdict).toEqual({ readiness: { status: 'Unknown', message: `${SOURCE}: JSONata error at line 1, column 1: no endpoint yet` }, lasting: true });
   });
 
   it('ends an infinite loop at the hook budget, and judges it again next time', async () => {

@@ -24,10 +24,10 @@ describe('recordFailure', () => {
   it('records a huge failure with its message and stack cut', () => {
     const { span, seen } = recordingSpan();
     const huge = 'x'.repeat(1_000_000);
-    recordFailure(span, new Error(`sync hook: JSONata error at position 7: ${huge}`, { cause: new Error(huge) }));
+    recordFailure(span, new Error(`sync hook: JSONata error at line 1, column 1: ${huge}`, { cause: new Error(huge) }));
     const [exception] = seen.exceptions;
     expect(sizeOf(exception!)).toBeLessThanOrEqual(3 * MAX_MESSAGE_CHARS);
-    expect((exception as { message: string }).message).toMatch(/^sync hook: JSONata error at position 7: x+… \(\d+ more characters\)$/);
+    expect((exception as { message: string }).message).toMatch(/^sync hook: JSONata error at line 1, column 1: x+… \(\d+ more characters\)$/);
     expect((exception as { stack: string }).stack).toMatch(/\n\s+at /);
     expect(seen.statuses[0]!.code).toBe(SpanStatusCode.ERROR);
     expect(seen.statuses[0]!.message!.length).toBeLessThanOrEqual(MAX_MESSAGE_CHARS);
