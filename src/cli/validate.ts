@@ -25,7 +25,9 @@ import {
 import type { ReadTextFile } from '../offline/render-inputs.ts';
 import { attachmentAnnotationWarnings } from './attachment-annotations.ts';
 import { childPolicyChecks } from './child-policy-checks.ts';
+import { functionNameChecks } from './function-names.ts';
 import { jsonataSyntaxError } from './jsonata-syntax.ts';
+import { resourceNameChecks } from './resource-names.ts';
 import { undeclaredChildren } from './undeclared-children.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
@@ -87,6 +89,8 @@ function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const { childResources: rules, hooks } = parsed.value.spec;
   addFindings(report, undeclaredChildren({ field: 'childResources', rules, hooks }, crds));
   addFindings(report, childPolicyChecks({ rules, hooks }, crds));
+  addFindings(report, functionNameChecks({ hooks, childResources: rules }));
+  addFindings(report, resourceNameChecks(parsed.value.spec, crds));
   return report;
 }
 
@@ -97,6 +101,8 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   if (!parsed.ok) return report;
   addFindings(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
   report.warnings.push(...attachmentAnnotationWarnings(parsed.value.spec.hooks));
+  addFindings(report, functionNameChecks(parsed.value.spec));
+  addFindings(report, resourceNameChecks(parsed.value.spec, crds));
   return report;
 }
 

@@ -33,6 +33,7 @@ export { REMAINING_TIMEOUT_HEADER } from './webhook-deadline.ts';
 export {
   compileJsonataHook,
   DEFAULT_JSONATA_MAX_DEPTH,
+  locate,
   type JsonataHookOptions,
 } from './jsonata-runner.ts';
 export { createEvaluatorPool, type EvaluatorAnswer, type EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
@@ -41,4 +42,5 @@ export type { EvaluatorRequest } from './evaluator-protocol.ts';
 export { compileIsolatedJsonataHook, type IsolatedJsonataHook } from './isolated-jsonata-runner.ts';
 export { compileReadyWhen, type ReadyWhen, type ReadyWhenOptions, type ReadyWhenVerdict } from './ready-when.ts';
 export { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
+export { boundFunctionNames, JSONATA_LIBRARY_FUNCTIONS } from './jsonata-functions.ts';
 export { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, ready, readiness, type JsonataHelper } from './jsonata-helpers.ts';
