@@ -78,14 +78,14 @@ const BUILT_IN: Readonly<Record<string, readonly [kind: string, namespaced: bool
  * of one of them that the table lacks does not exist. Checked against a real API server's discovery
  * in test/builtin-resources.test.ts. Other built-in groups are listed in part, or not at all.
  */
-const LISTED_IN_FULL: readonly string[] = [
+export const FULLY_LISTED_GROUPS: readonly string[] = [
   '', 'apps', 'batch', 'autoscaling', 'policy', 'networking.k8s.io', 'discovery.k8s.io', 'rbac.authorization.k8s.io',
   'scheduling.k8s.io', 'apiextensions.k8s.io', 'metacontroller.k8s.io',
 ];
 
 /** Every resource of built-in `group` (`''` is the core group), or `undefined` when the table does not list that group in full. */
 export function builtInResources(group: string): string[] | undefined {
-  if (!LISTED_IN_FULL.includes(group)) return undefined;
+  if (!FULLY_LISTED_GROUPS.includes(group)) return undefined;
   return Object.keys(BUILT_IN).filter((key) => key.slice(0, key.lastIndexOf('/')) === group).map((key) => key.slice(key.lastIndexOf('/') + 1));
 }
 
