@@ -30,16 +30,17 @@ export interface UndeclaredChildren {
 }
 
 /**
- * The problem, or the warning when only the regular plural tells, about one undeclared object. A
- * certain one names the known kind it is near (`ConfigMpa`: did you mean ConfigMap?), if any, rather
- * than a rule to add for a kind that does not exist.
+ * The problem, or the warning when only the regular plural tells, about one undeclared object. Either
+ * names the known kind it is near (`ConfigMpa`: did you mean ConfigMap?), if any, rather than a rule to
+ * add for a kind that does not exist.
  */
 function report(object: LiteralObject, field: DeclaredObjects['field'], certain: boolean, kinds: readonly string[]): string {
   const where = `line ${object.line}, column ${object.column}: a ${object.kind}${object.apiVersion ? ` (${object.apiVersion})` : ''} is not among spec.${field}`;
-  if (!certain) return `${where} as far as its regular plural tells; give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`;
   const meant = closestMatch(object.kind, kinds);
-  const fix = meant === undefined ? `add ${describeRule(object)} to spec.${field}` : `did you mean ${meant}?`;
-  return `${where}, so loom would refuse every sync that returns one; ${fix}`;
+  const add = meant === undefined ? undefined : `did you mean ${meant}?`;
+  return certain
+    ? `${where}, so loom would refuse every sync that returns one; ${add ?? `add ${describeRule(object)} to spec.${field}`}`
+    : `${where} as far as its regular plural tells; ${add ?? `give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`}`;
 }
 
 /** One problem (or warning) per literal object of an undeclared kind in an inline sync or finalize expression. */

@@ -96,6 +96,15 @@ describe('validateFiles: a misspelt child kind', () => {
       'c.yaml: spec.hooks.sync.jsonata.expression: line 3, column 5: a Websiet (example.com/v1) is not among spec.childResources, so loom would refuse every sync that returns one; did you mean Website?',
     ]);
   });
+
+  it('names the kind meant in a warning too, when a declared type\'s kind is unknown (its resource misspelt)', async () => {
+    const object = '{ "apiVersion": "v1", "kind": "ConfigMpa", "metadata": { "name": "c" } }';
+    const result = await validateOne('c.yaml', returning(object, [{ apiVersion: 'v1', resource: 'configmap' }]));
+    expect(result.problems).toEqual(['c.yaml: spec.childResources[0].resource: no resource "configmap" in v1; did you mean "configmaps"?']);
+    expect(result.warnings).toEqual([
+      'warning: c.yaml: spec.hooks.sync.jsonata.expression: line 3, column 5: a ConfigMpa (v1) is not among spec.childResources as far as its regular plural tells; did you mean ConfigMap?',
+    ]);
+  });
 });
 
 describe('validateFiles: resource names', () => {
