@@ -3,8 +3,8 @@
  * offline: from the CRDs among the validated files and the built-in types. A type neither names has
  * no known kind; a kind is then matched by its regular plural, which is only a guess.
  */
-import { groupOf, type KubeObject, type ResourceRule } from '../api/index.ts';
-import { regularPlural, typeCatalog } from '../offline/render-types.ts';
+import { groupOf, isRecord, type KubeObject, type ResourceRule } from '../api/index.ts';
+import { builtInKinds, regularPlural, typeCatalog } from '../offline/render-types.ts';
 
 /** One declared type. */
 export interface DeclaredType<Rule extends ResourceRule> {
@@ -34,6 +34,13 @@ export function isOfKind(type: DeclaredType<ResourceRule>, kind: string): boolea
 export function declares(type: DeclaredType<ResourceRule>, object: { kind: string; apiVersion?: string | undefined }): boolean | 'guess' {
   if (object.apiVersion !== undefined && groupOf(object.apiVersion) !== type.group) return false;
   return isOfKind(type, object.kind);
+}
+
+/** Every kind `validate` knows of offline: the declared types' (first), the CRDs' among the files, the built-in ones. */
+export function knownKinds(types: readonly DeclaredType<ResourceRule>[], crds: readonly KubeObject[]): string[] {
+  const fromCrds = crds.map((crd) => (isRecord(crd.spec) && isRecord(crd.spec.names) ? crd.spec.names.kind : undefined));
+  const kinds = [...types.map((type) => type.kind), ...fromCrds, ...builtInKinds()];
+  return [...new Set(kinds.filter((kind): kind is string => typeof kind === 'string'))];
 }
 
 /** `batch`, or `the core group`. */

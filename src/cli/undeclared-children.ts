@@ -5,8 +5,8 @@
  * the CRDs among the validated files and the built-in types: a problem then. Without them the kind is
  * guessed from Kubernetes' regular plural, which an irregular one (`mice`) defeats: only a warning.
  */
-import type { FieldProblem, Hook, KubeObject, ResourceRule } from '../api/index.ts';
-import { declaredTypes, declares } from './declared-types.ts';
+import { closestMatch, type FieldProblem, type Hook, type KubeObject, type ResourceRule } from '../api/index.ts';
+import { declaredTypes, declares, knownKinds } from './declared-types.ts';
 import { literalObjects, type LiteralObject } from './literal-objects.ts';
 import { regularPlural } from '../offline/render-types.ts';
 
@@ -29,17 +29,24 @@ export interface UndeclaredChildren {
   warnings: FieldProblem[];
 }
 
-/** The problem, or the warning when only the regular plural tells, about one undeclared object. */
-function report(object: LiteralObject, field: DeclaredObjects['field'], certain: boolean): string {
+/**
+ * The problem, or the warning when only the regular plural tells, about one undeclared object. Either
+ * names the known kind it is near (`ConfigMpa`: did you mean ConfigMap?), if any, rather than a rule to
+ * add for a kind that does not exist.
+ */
+function report(object: LiteralObject, field: DeclaredObjects['field'], certain: boolean, kinds: readonly string[]): string {
   const where = `line ${object.line}, column ${object.column}: a ${object.kind}${object.apiVersion ? ` (${object.apiVersion})` : ''} is not among spec.${field}`;
+  const meant = closestMatch(object.kind, kinds);
+  const add = meant === undefined ? undefined : `did you mean ${meant}?`;
   return certain
-    ? `${where}, so loom would refuse every sync that returns one; add ${describeRule(object)} to spec.${field}`
-    : `${where} as far as its regular plural tells; give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`;
+    ? `${where}, so loom would refuse every sync that returns one; ${add ?? `add ${describeRule(object)} to spec.${field}`}`
+    : `${where} as far as its regular plural tells; ${add ?? `give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`}`;
 }
 
 /** One problem (or warning) per literal object of an undeclared kind in an inline sync or finalize expression. */
 export function undeclaredChildren(controller: DeclaredObjects, crds: readonly KubeObject[]): UndeclaredChildren {
   const types = declaredTypes(controller.rules, crds);
+  const kinds = knownKinds(types, crds);
   const { field } = controller;
   // The answer's list of desired objects for each declaring field.
   const answered = field === 'childResources' ? 'children' : 'attachments';
@@ -50,7 +57,7 @@ export function undeclaredChildren(controller: DeclaredObjects, crds: readonly K
       const answers = types.map((type) => declares(type, object));
       if (answers.includes(true)) continue;
       const certain = !answers.includes('guess');
-      (certain ? found.problems : found.warnings).push({ path: `spec.hooks.${name}.jsonata.expression`, message: report(object, field, certain) });
+      (certain ? found.problems : found.warnings).push({ path: `spec.hooks.${name}.jsonata.expression`, message: report(object, field, certain, kinds) });
     }
   }
   return found;

@@ -25,7 +25,9 @@ import {
 import type { ReadTextFile } from '../offline/render-inputs.ts';
 import { attachmentAnnotationWarnings } from './attachment-annotations.ts';
 import { childPolicyChecks } from './child-policy-checks.ts';
+import { functionNameChecks } from './function-names.ts';
 import { jsonataSyntaxError } from './jsonata-syntax.ts';
+import { resourceNameChecks } from './resource-names.ts';
 import { undeclaredChildren } from './undeclared-children.ts';
 
 /** What {@link validateFiles} found, every line already formatted (see the module comment). */
@@ -87,6 +89,8 @@ function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const { childResources: rules, hooks } = parsed.value.spec;
   addFindings(report, undeclaredChildren({ field: 'childResources', rules, hooks }, crds));
   addFindings(report, childPolicyChecks({ rules, hooks }, crds));
+  addFindings(report, functionNameChecks({ hooks, childResources: rules }));
+  addFindings(report, resourceNameChecks(parsed.value.spec, crds));
   return report;
 }
 
@@ -97,6 +101,8 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   if (!parsed.ok) return report;
   addFindings(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
   report.warnings.push(...attachmentAnnotationWarnings(parsed.value.spec.hooks));
+  addFindings(report, functionNameChecks(parsed.value.spec));
+  addFindings(report, resourceNameChecks(parsed.value.spec, crds));
   return report;
 }
 
@@ -188,9 +194,14 @@ function isCrd(doc: unknown): doc is KubeObject {
  *   warnings (unknown fields, unused hooks, raised values, ignored status checks) are warnings;
  * - every inline `jsonata.expression` compiles; errors give the line and column within the
  *   expression. Expressions from `configMapRef` live in the cluster and are not checked (no output);
+ * - every function an inline expression or a child type's `readyWhen` calls is JSONata's, loom's, or
+ *   bound by the expression itself (`function-names.ts`), with line, column and a did-you-mean;
+ * - every rule's `resource` exists in its group, where the CRDs among the files or the built-in types
+ *   tell (`resource-names.ts`), with a did-you-mean;
  * - every object an inline sync or finalize expression builds literally (a `kind` string beside
  *   `apiVersion` and `metadata`) is of a declared child (attachment) type, as read from the CRDs in the
- *   files given, the built-in types, or else the kind's regular plural;
+ *   files given, the built-in types, or else the kind's regular plural; a kind near a known one gets
+ *   a did-you-mean instead of a rule to add;
  * - loom's ordering and readiness (docs/ordering-and-readiness.md): every child type's `readyWhen`
  *   compiles; the loom.dev/* annotations of each literal child parse (wave, depends-on, policies),
  *   its ready-when compiles, each sibling it depends on is of a declared child kind (with a
@@ -198,8 +209,8 @@ function isCrd(doc: unknown): doc is KubeObject {
  *   dependencies form a cycle; a literal attachment of a DecoratorController that carries an order or
  *   policy annotation, which a decorator ignores, is warned about;
  *
- * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
- * ConfigMap/Secret references resolve.
+ * Not checked (needs a cluster): that the named resources exist where neither the files nor the
+ * built-in types tell, that webhooks answer, that ConfigMap/Secret references resolve.
  */
 export async function validateFiles(paths: readonly string[], readTextFile: ReadTextFile = (p) => readFile(p, 'utf8')): Promise<ValidationResult> {
   const files = await Promise.all(paths.map((path) => readDocuments(path, readTextFile)));

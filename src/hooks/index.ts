@@ -35,10 +35,12 @@ export {
   DEFAULT_JSONATA_MAX_DEPTH,
   type JsonataHookOptions,
 } from './jsonata-runner.ts';
+export { locate } from './jsonata-location.ts';
 export { createEvaluatorPool, type EvaluatorAnswer, type EvaluatorPool, type EvaluatorPoolOptions } from './evaluator-pool.ts';
 export { createEvaluatorService } from './evaluator-service.ts';
 export type { EvaluatorRequest } from './evaluator-protocol.ts';
 export { compileIsolatedJsonataHook, type IsolatedJsonataHook } from './isolated-jsonata-runner.ts';
 export { compileReadyWhen, type ReadyWhen, type ReadyWhenOptions, type ReadyWhenVerdict } from './ready-when.ts';
 export { JsonataCompileError, JsonataEvaluationError, type ExpressionLocation } from './jsonata-errors.ts';
+export { boundFunctionNames, JSONATA_LIBRARY_FUNCTIONS } from './jsonata-functions.ts';
 export { base64decode, base64encode, child, dnsName, hash, JSONATA_HELPERS, matchLabels, ready, readiness, type JsonataHelper } from './jsonata-helpers.ts';

@@ -5,8 +5,8 @@
  */
 import type { ExpressionLocation } from './jsonata-errors.ts';
 
-/** 1-based line and column of `offset` in `text`. */
-function locate(text: string, offset: number): ExpressionLocation {
+/** 1-based line and column of `offset` in `text` (also where `loom validate` places what it finds in an expression). */
+export function locate(text: string, offset: number): ExpressionLocation {
   const before = text.slice(0, offset);
   return { position: offset, line: before.split('\n').length, column: offset - before.lastIndexOf('\n') };
 }

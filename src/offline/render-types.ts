@@ -41,6 +41,8 @@ const BUILT_IN: Readonly<Record<string, readonly [kind: string, namespaced: bool
   '/namespaces': ['Namespace', false],
   '/nodes': ['Node', false],
   '/persistentvolumes': ['PersistentVolume', false],
+  '/bindings': ['Binding', true],
+  '/componentstatuses': ['ComponentStatus', false],
   'apps/deployments': ['Deployment', true],
   'apps/statefulsets': ['StatefulSet', true],
   'apps/daemonsets': ['DaemonSet', true],
@@ -53,6 +55,8 @@ const BUILT_IN: Readonly<Record<string, readonly [kind: string, namespaced: bool
   'networking.k8s.io/ingresses': ['Ingress', true],
   'networking.k8s.io/networkpolicies': ['NetworkPolicy', true],
   'networking.k8s.io/ingressclasses': ['IngressClass', false],
+  'networking.k8s.io/ipaddresses': ['IPAddress', false],
+  'networking.k8s.io/servicecidrs': ['ServiceCIDR', false],
   'discovery.k8s.io/endpointslices': ['EndpointSlice', true],
   'coordination.k8s.io/leases': ['Lease', true],
   'rbac.authorization.k8s.io/roles': ['Role', true],
@@ -68,6 +72,27 @@ const BUILT_IN: Readonly<Record<string, readonly [kind: string, namespaced: bool
   'metacontroller.k8s.io/decoratorcontrollers': ['DecoratorController', false],
   'metacontroller.k8s.io/controllerrevisions': ['ControllerRevision', true],
 };
+
+/**
+ * The groups the table lists in full: Kubernetes (1.34) serves no other resource in them, so a resource
+ * of one of them that the table lacks does not exist. Checked against a real API server's discovery
+ * in test/builtin-resources.test.ts. Other built-in groups are listed in part, or not at all.
+ */
+export const FULLY_LISTED_GROUPS: readonly string[] = [
+  '', 'apps', 'batch', 'autoscaling', 'policy', 'networking.k8s.io', 'discovery.k8s.io', 'rbac.authorization.k8s.io',
+  'scheduling.k8s.io', 'apiextensions.k8s.io', 'metacontroller.k8s.io',
+];
+
+/** Every resource of built-in `group` (`''` is the core group), or `undefined` when the table does not list that group in full. */
+export function builtInResources(group: string): string[] | undefined {
+  if (!FULLY_LISTED_GROUPS.includes(group)) return undefined;
+  return Object.keys(BUILT_IN).filter((key) => key.slice(0, key.lastIndexOf('/')) === group).map((key) => key.slice(key.lastIndexOf('/') + 1));
+}
+
+/** The kind of every built-in type the table lists. */
+export function builtInKinds(): string[] {
+  return [...new Set(Object.values(BUILT_IN).map(([kind]) => kind))];
+}
 
 /** The plural Kubernetes derives from a kind when a CRD names none: `Policy` → `policies`, `Box` → `boxes`. */
 export function regularPlural(kind: string): string {
