@@ -7,6 +7,7 @@
  * running it.
  */
 import jsonata from 'jsonata';
+import { locate } from '../hooks/index.ts';
 
 /**
  * One literal object: its kind, its apiVersion, name and annotations as far as they are literals
@@ -87,15 +88,14 @@ function literalMetadata(pairs: readonly unknown[]): Pick<LiteralObject, 'name' 
   return { ...(typeof name === 'string' && { name }), ...literalAnnotations(metadata) };
 }
 
-function hasKey(pairs: readonly unknown[], key: string): boolean {
-  return literalEntry(pairs, key) !== undefined;
+/** Line and column (1-based) of `offset` in `text`. */
+function lineAndColumnOf(text: string, offset: number): { line: number; column: number } {
+  const { line, column } = locate(text, Math.max(0, offset));
+  return { line, column };
 }
 
-/** Line and column (1-based) of `offset` in `text`. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, Math.max(0, offset));
-  const lines = before.split('\n');
-  return { line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 };
+function hasKey(pairs: readonly unknown[], key: string): boolean {
+  return literalEntry(pairs, key) !== undefined;
 }
 
 /** The object `node` builds when it is a literal Kubernetes object (see the module comment). */
@@ -106,7 +106,7 @@ function literalObjectAt(node: AstNode, expression: string): LiteralObject | und
   if (typeof kind !== 'string' || !hasKey(pairs, 'apiVersion') || !hasKey(pairs, 'metadata')) return undefined;
   // JSONata's position is just past the token that opened the object.
   return {
-    kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumn(expression, (node.position ?? 1) - 1), ...literalMetadata(pairs),
+    kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumnOf(expression, (node.position ?? 1) - 1), ...literalMetadata(pairs),
   };
 }
 
