@@ -12,7 +12,7 @@ import { bucketOf } from '../core/index.ts';
 import { manualClock, settle, type ManualClock } from '../engine/manual-clock.test-support.ts';
 import type { Host } from './host.ts';
 import { shardScope } from './shard-scope.ts';
-import { startSyncFailureReport, WRITE_INTERVAL_MS, type StartedSyncFailureReport } from './syncs-failing-report.ts';
+import { SETTLE_LIMIT_MS, startSyncFailureReport, WRITE_INTERVAL_MS, type StartedSyncFailureReport } from './syncs-failing-report.ts';
 
 interface Status {
   conditions?: { type: string; status: string; message: string }[];
@@ -110,6 +110,19 @@ describe('the SyncsFailing report', () => {
     expect(t.condition()).toMatchObject({ status: 'False' });
     expect(t.writes()).toBe(1);
     earlier.stop();
+    t.stop();
+  });
+
+  it('corrects an earlier run\'s count after the settle limit when a parent never gets a sync that counts', async () => {
+    const t = setUp({ failingParents: 2, conditions: [{ type: 'SyncsFailing', status: 'True', message: "2 parents' last sync failed; latest: ns/a: x" }] });
+    t.report.open();
+    t.report.begin(['ns/a', 'ns/b']);
+    t.report.succeeded('ns/a');
+    await advance(t.clock, SETTLE_LIMIT_MS - 1);
+    expect(t.writes()).toBe(0);
+    await advance(t.clock, 1);
+    expect(t.condition()).toMatchObject({ status: 'False' });
+    expect(t.writes()).toBe(1);
     t.stop();
   });
 

@@ -4,8 +4,8 @@
  * sync, and at most once per {@link WRITE_INTERVAL_MS}: a hook that goes down fails the parents one
  * after another, and their changes are coalesced into one write per interval, made from the state at
  * writing time. A write that would change nothing is not sent. A run that starts (a restart, a new
- * spec) knows no failures yet: it writes once every parent it found has had a sync, so an earlier
- * run's count is corrected without a `False`-then-`True` flap.
+ * spec) knows no failures yet: it writes once every parent it found has had a sync (or after
+ * {@link SETTLE_LIMIT_MS}), so an earlier run's count is corrected without a `False`-then-`True` flap.
  */
 import { boundedJoin, type KubeObject } from '../api/index.ts';
 import {
@@ -17,6 +17,12 @@ import type { Host } from './host.ts';
 
 /** The least time between two writes of one controller's condition. */
 export const WRITE_INTERVAL_MS = 5_000;
+
+/**
+ * The longest a new run waits for every parent's first sync before it writes anyway: a parent whose
+ * syncs keep being retried (caches filling) must not keep an earlier run's count up for good.
+ */
+export const SETTLE_LIMIT_MS = 60_000;
 
 /** What a running controller's loop tells the report. */
 export interface SyncFailureReport {
@@ -88,11 +94,15 @@ export function startSyncFailureReport(options: SyncFailureReportOptions): Start
       if (dirty) poke();
     },
     begin(parents) {
-      pending = new Set(parents);
-      if (pending.size === 0) {
+      const waiting = new Set(parents);
+      pending = waiting;
+      const settle = (): void => {
+        if (pending !== waiting) return;
         pending = undefined;
         poke();
-      }
+      };
+      if (waiting.size === 0) settle();
+      else host.clock.sleep(SETTLE_LIMIT_MS, signal).then(settle, () => undefined);
     },
     failed(parent, obj, error) {
       synced(parent, failing.failed(parent, shareOf(obj), boundedJoin(errorChain(error), ': '), host.clock.now()));
