@@ -248,6 +248,16 @@ describe('DecoratorController', () => {
       return list.items.find((e) => e.reason === 'SyncError')?.message;
     }, 'a SyncError on the target');
     expect(message).toMatch(/attachments are invalid: desired child Secret [^ ]*nope has type Secret.v1, which is not a declared/);
+    // The controller object counts the failing target, with that error; Ready stays True (it runs).
+    const failing = await eventually(async () => {
+      const obj = await get('metacontroller.k8s.io/v1alpha1', 'DecoratorController', 'decorate-bad', undefined);
+      const status = obj?.status as { failingParents?: number; conditions?: { type: string; status: string; message: string }[] } | undefined;
+      const condition = status?.conditions?.find((c) => c.type === 'SyncsFailing' && c.status === 'True');
+      return condition && { condition, count: status?.failingParents, ready: status?.conditions?.find((c) => c.type === 'Ready')?.status };
+    }, 'SyncsFailing=True on the DecoratorController');
+    expect(failing.count).toBe(1);
+    expect(failing.ready).toBe('True');
+    expect(failing.condition.message).toBe(`1 parent's last sync failed; latest: ${TEST_GROUP}/v1/${KIND.plural} ${namespace}/bad-answer: ${message.replace(/^Sync error: /, '')}`);
     const target = await get(`${TEST_GROUP}/v1`, KIND.kind, 'bad-answer');
     expect(target?.metadata.labels).toEqual({ bad: 'yes' });
     expect(await get('v1', 'Secret', 'nope')).toBeUndefined();

@@ -177,6 +177,26 @@ describe('loom’s ordering, readiness and child policy fields', () => {
   });
 });
 
+describe('the columns of kubectl get', () => {
+  const columnsOf = (crd: Crd) =>
+    ((crd.spec.versions[0] as { additionalPrinterColumns?: { name: string; jsonPath: string; priority?: number }[] }).additionalPrinterColumns ?? [])
+      .map((c) => `${c.name}${c.priority ? ' (wide)' : ''}: ${c.jsonPath}`);
+  const status = [
+    'Ready: .status.conditions[?(@.type=="Ready")].status',
+    'Syncs Failing: .status.conditions[?(@.type=="SyncsFailing")].status',
+    'Failing Parents: .status.failingParents',
+    'Reason (wide): .status.conditions[?(@.type=="Ready")].reason',
+    'Last Sync Error (wide): .status.conditions[?(@.type=="SyncsFailing")].message',
+  ];
+
+  it('show whether a controller runs and whether its syncs fail, for both kinds', () => {
+    expect(columnsOf(crds.composite)).toEqual([
+      'Parent: .spec.parentResource.resource', ...status, 'API Version (wide): .spec.parentResource.apiVersion', 'Age: .metadata.creationTimestamp',
+    ]);
+    expect(columnsOf(crds.decorator)).toEqual(['Resource: .spec.resources[0].resource', ...status, 'Age: .metadata.creationTimestamp']);
+  });
+});
+
 describe('the Helm chart’s CRDs', () => {
   it.each(['compositecontrollers.yaml', 'decoratorcontrollers.yaml', 'controllerrevisions.yaml'])('are the same as loom’s own: %s', (name) => {
     expect(chartCrdText(name)).toBe(crdText(name));

@@ -131,8 +131,10 @@ export function runControllerLoop<K>(options: ControllerLoopOptions<K>): Running
     onOutcome: (outcome) => {
       const repeated = requeue?.ended(outcome.key, outcome.result === 'error' ? outcome.error : undefined) ?? false;
       report(options, outcome, stopping.signal, repeated);
+      if (!stopping.signal.aborted) tellSyncFailures(options, outcome);
     },
   });
+  host.syncFailures?.begin([...options.keys()].map((key) => options.keyName(key)));
   const resync = Promise.all([
     resyncLoop(options, options.resyncPeriodMs, stopping.signal),
     resyncLoop(options, host.settings.cacheFlushIntervalMs, stopping.signal),
@@ -195,6 +197,20 @@ function report<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<
   const obj = options.objectOf(outcome.key);
   // The chain is joined bounded (a hook's failure can quote anything), and never built whole.
   if (obj) options.host.events.record(obj, { type: 'Warning', reason: 'SyncError', message: `Sync error: ${boundedJoin(errorChain(outcome.error), ': ')}` });
+}
+
+/**
+ * Tells the controller object's `SyncsFailing` report how a sync ended. A failure is a sync that
+ * failed (or was failed fast by an open circuit breaker); a success, one that succeeded or found the
+ * parent gone. A retry someone asked for (the API server's Conflict or 429, a hook's Retry-After,
+ * caches filling) and a sync stopped as stale say nothing either way.
+ */
+function tellSyncFailures<K>(options: ControllerLoopOptions<K>, outcome: ReconcileOutcome<K>): void {
+  const report = options.host.syncFailures;
+  if (!report || outcome.result === 'requeue' || outcome.error instanceof StaleSyncError) return;
+  const name = options.keyName(outcome.key);
+  if (outcome.result === 'success') report.succeeded(name);
+  else report.failed(name, options.objectOf(outcome.key), outcome.error);
 }
 
 /**

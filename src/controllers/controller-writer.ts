@@ -22,6 +22,8 @@ export interface ControllerWriter {
   host: Host;
   /** Ends the writer's requests: queued ones reject at once, none is sent after. */
   stop(): void;
+  /** Aborted by {@link ControllerWriter.stop}. */
+  signal: AbortSignal;
 }
 
 /**
@@ -37,5 +39,5 @@ export function controllerWriter(host: Host, tenant: string, signal: AbortSignal
   };
   if (signal.aborted) stop();
   else signal.addEventListener('abort', stop, { once: true });
-  return { host: { ...host, writer: host.writerFor(tenant, stopped.signal) }, stop };
+  return { host: { ...host, writer: host.writerFor(tenant, stopped.signal) }, stop, signal: stopped.signal };
 }

@@ -10,6 +10,7 @@ import type { ApplyStrategy } from '../core/index.ts';
 import type { CircuitPolicy, EvaluatorPool } from '../hooks/index.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { ShardScope } from './shard-scope.ts';
+import type { SyncFailureReport } from './syncs-failing-report.ts';
 
 /** `loom run` settings that reach the controllers. */
 export interface HostSettings {
@@ -54,6 +55,8 @@ export interface Host {
   tracing: Tracing;
   /** With `--shards`: the buckets of parents this run of the controllers holds (`shard-scope.ts`). */
   shard?: ShardScope | undefined;
+  /** A running controller's: where its syncs' ends are told, for the controller object's `SyncsFailing` condition. */
+  syncFailures?: SyncFailureReport | undefined;
 }
 
 /** Thrown while discovery does not (yet) serve a resource a controller names; retried with backoff. */

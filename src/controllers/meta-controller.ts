@@ -24,6 +24,7 @@ import { controllerWriter } from './controller-writer.ts';
 import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
 import { announceRunning, notReady, notReadyReason } from './controller-status.ts';
 import { keepLastGood, specProblems } from './last-good-spec.ts';
+import { startSyncFailureReport, type StartedSyncFailureReport } from './syncs-failing-report.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
 import { resolveResource, ResourceNotFoundError, type Host } from './host.ts';
 import { ReferenceNotAllowedError } from './reference-policy.ts';
@@ -257,12 +258,14 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   const version = { uid: obj.metadata.uid, generation: obj.metadata.generation };
   if (!sameSpec(input.failedStarts.get(name), version)) host.events.record(obj, { type: 'Normal', reason: 'Starting', message: 'Starting controller' });
   let warnings: FieldProblem[];
+  let syncFailures: StartedSyncFailureReport;
   try {
     // Before the start: once the controller runs, a failure here could no longer be retried.
     warnings = [...parsed.warnings, ...(input.kind.warningsOf?.(host, parsed.value) ?? [])];
     // Writes of its own, which end with it (controller-writer.ts).
     const own = controllerWriter(host, `${input.kind.kind}/${name}`, input.signal);
-    const controller = await input.kind.start(own.host, parsed.value, input.signal, input.sources).catch((err: unknown) => {
+    syncFailures = startSyncFailureReport({ host: own.host, get: () => input.get(), signal: own.signal });
+    const controller = await input.kind.start({ ...own.host, syncFailures }, parsed.value, input.signal, input.sources).catch((err: unknown) => {
       own.stop();
       throw err;
     });
@@ -282,6 +285,7 @@ async function startEngine<C extends { spec: { hooks: ControllerHooks } }>(
   input.failedStarts.delete(name);
   host.events.record(obj, { type: 'Normal', reason: 'Started', message: 'Started controller' });
   await announceRunning(host, obj, warnings);
+  syncFailures.open();
 }
 
 function sameSpec(a: SpecVersion | undefined, b: SpecVersion): boolean {

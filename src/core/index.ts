@@ -44,3 +44,7 @@ export { childOrderOf, removalOrderOf, goingChildren, orderKeyOf, describeRef, f
 export { dependencyCycles, describeCycle, CYCLE_SHOWN, type DependencyGraph } from './dependency-cycles.ts';
 export { nextWrites, nextRemovals, pruneLast, describeHold, isSatisfied, NAMED_WAITS, type ChildProgress, type Hold, type RemovalProgress, type Steps, type Wait } from './order-steps.ts';
 export { ordersChildren, readyCondition, wantsReadyCondition, withReadyCondition, READY_CONDITION_TYPE, type ChildrenReport, type ReadyConditionInput, type ReadyReason } from './ready-condition.ts';
+export {
+  ALL_PARENTS, FailingParents, SYNCS_FAILING, failingParentsOf, mergeShares, rfc3339, syncsFailingCondition,
+  type FailureShares, type ShareFailures, type SyncsFailingCondition,
+} from './syncs-failing.ts';

@@ -101,6 +101,8 @@ export const TEST_PARENT_KINDS = {
   migrating: { plural: 'migratings', kind: 'Migrating' },
   /** The parents of the claim before a StatefulSet test (waves, Retain). */
   cache: { plural: 'caches', kind: 'Cache' },
+  /** The parents of the controller's `SyncsFailing` condition test. */
+  syncsFailing: { plural: 'failingsyncs', kind: 'FailingSync' },
 } as const satisfies Record<string, ParentKind>;
 
 function statusSchema(names: ParentKind): object {
