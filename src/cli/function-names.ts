@@ -75,7 +75,9 @@ function walk(root: unknown): Names {
     if (typeof value !== 'object' || value === null || seen.has(value)) continue;
     seen.add(value);
     if (isNode(value)) collect(value, names);
-    pending.push(...(Object.values(value) as unknown[]).reverse());
+    // One push a value: spreading a node's 200,000-element array would overflow the stack.
+    const children = Object.values(value) as unknown[];
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i]);
   }
   return names;
 }

@@ -3,7 +3,8 @@
  * learn a resource that never comes; `loom validate` says so before, offline, but only where it knows
  * a group's resources: from the CRDs among the validated files, or for a built-in group the type table
  * lists in full. The CRDs given may be only some of their group's, so for a CRD group only a resource
- * near one they define is reported; for a built-in group, any resource it does not serve.
+ * near one they define is reported; for a built-in group, any resource it does not serve (only a
+ * warning when none is near: the table may be older than the cluster).
  */
 import { closestMatch, groupOf, isRecord, type FieldProblem, type KubeObject, type ResourceRule } from '../api/index.ts';
 import { builtInResources } from '../offline/render-types.ts';
@@ -33,21 +34,28 @@ function crdPlurals(crds: readonly KubeObject[], group: string): string[] {
   });
 }
 
-/** What is wrong with the resource `rule` names, or `undefined` when it exists or nothing tells. */
-function unknownResource(rule: ResourceRule, crds: readonly KubeObject[]): string | undefined {
+/**
+ * What is wrong with the resource `rule` names, or `undefined` when it exists or nothing tells: a
+ * problem when a known resource is near (a typo), a warning when only a built-in group's table says
+ * it is missing (a newer Kubernetes than the table may serve it).
+ */
+function unknownResource(rule: ResourceRule, crds: readonly KubeObject[]): { message: string; certain: boolean } | undefined {
   const builtIn = builtInResources(groupOf(rule.apiVersion));
   const known = [...crdPlurals(crds, groupOf(rule.apiVersion)), ...(builtIn ?? [])];
   if (known.includes(rule.resource)) return undefined;
   const meant = closestMatch(rule.resource, known);
-  if (meant === undefined && builtIn === undefined) return undefined;
-  return `no resource "${rule.resource}" in ${rule.apiVersion}${meant === undefined ? '' : `; did you mean "${meant}"?`}`;
+  const missing = `no resource "${rule.resource}" in ${rule.apiVersion}`;
+  if (meant !== undefined) return { message: `${missing}; did you mean "${meant}"?`, certain: true };
+  if (builtIn === undefined) return undefined;
+  return { message: `${missing} as far as loom's table of built-in types knows (a newer Kubernetes may serve it)`, certain: false };
 }
 
-/** A problem for each rule of `spec` that names a resource its group does not have (see the module comment). */
+/** A problem (or warning) for each rule of `spec` that names a resource its group does not have (see the module comment). */
 export function resourceNameChecks(spec: NamedResources, crds: readonly KubeObject[]): { problems: FieldProblem[]; warnings: FieldProblem[] } {
-  const problems = rulesOf(spec).flatMap(({ path, rule }) => {
-    const message = unknownResource(rule, crds);
-    return message === undefined ? [] : [{ path: `${path}.resource`, message }];
-  });
-  return { problems, warnings: [] };
+  const found: { problems: FieldProblem[]; warnings: FieldProblem[] } = { problems: [], warnings: [] };
+  for (const { path, rule } of rulesOf(spec)) {
+    const unknown = unknownResource(rule, crds);
+    if (unknown) (unknown.certain ? found.problems : found.warnings).push({ path: `${path}.resource`, message: unknown.message });
+  }
+  return found;
 }

@@ -31,16 +31,15 @@ export interface UndeclaredChildren {
 
 /**
  * The problem, or the warning when only the regular plural tells, about one undeclared object. Either
- * names the known kind it is near (`ConfigMpa`: did you mean ConfigMap?), if any, rather than a rule to
- * add for a kind that does not exist.
+ * names the known kind it is near first (`ConfigMpa`: did you mean ConfigMap?), if any, then the rule
+ * to add, for a kind of its own that happens to be near a known one (`Rule`, near `Role`).
  */
 function report(object: LiteralObject, field: DeclaredObjects['field'], certain: boolean, kinds: readonly string[]): string {
   const where = `line ${object.line}, column ${object.column}: a ${object.kind}${object.apiVersion ? ` (${object.apiVersion})` : ''} is not among spec.${field}`;
   const meant = closestMatch(object.kind, kinds);
-  const add = meant === undefined ? undefined : `did you mean ${meant}?`;
-  return certain
-    ? `${where}, so loom would refuse every sync that returns one; ${add ?? `add ${describeRule(object)} to spec.${field}`}`
-    : `${where} as far as its regular plural tells; ${add ?? `give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`}`;
+  const fix = certain ? `add ${describeRule(object)} to spec.${field}` : `give loom validate the CRDs of spec.${field} to be sure, or add ${describeRule(object)}`;
+  const advice = meant === undefined ? fix : `did you mean ${meant}? If not, ${fix}`;
+  return certain ? `${where}, so loom would refuse every sync that returns one; ${advice}` : `${where} as far as its regular plural tells; ${advice}`;
 }
 
 /** One problem (or warning) per literal object of an undeclared kind in an inline sync or finalize expression. */
