@@ -92,7 +92,7 @@ function hasKey(pairs: readonly unknown[], key: string): boolean {
 }
 
 /** Line and column (1-based) of `offset` in `text`. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const before = text.slice(0, Math.max(0, offset));
   const lines = before.split('\n');
   return { line: lines.length, column: (lines.at(-1)?.length ?? 0) + 1 };

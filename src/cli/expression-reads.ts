@@ -1,0 +1,95 @@
+/**
+ * The field paths a JSONata hook reads from one field of its input (`parent`, `object`), found in its
+ * AST, for `loom validate` to hold against the field's schema. Conservative: only a path that starts
+ * at the input (`parent.…` where the context is the input, `$.parent.…` there, `$$.parent.…`
+ * anywhere) and only its plain name steps, up to the first step that is anything else (a predicate's
+ * name is still read; a wildcard, function, block or variable ends it).
+ */
+import { expressionAst, tokenPlace, type Place } from './expression-ast.ts';
+
+/** One path read: the names below the field (`['spec', 'message']`) and where each is written. */
+export interface FieldRead {
+  names: string[];
+  places: Place[];
+}
+
+interface AstNode {
+  type?: unknown;
+  value?: unknown;
+  position?: unknown;
+  steps?: unknown;
+}
+
+function isNode(value: unknown): value is AstNode {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Node types whose operands are evaluated in the node's own context (a lambda's body in the one it was defined in). */
+const SAME_CONTEXT = new Set(['binary', 'unary', 'condition', 'block', 'bind', 'function', 'partial', 'lambda', 'apply']);
+
+/** Keys a name step has when it is nothing but a name. */
+const PLAIN_KEYS = new Set(['type', 'value', 'position', 'keepArray']);
+
+function isName(step: unknown): step is AstNode & { value: string; position: number } {
+  return isNode(step) && step.type === 'name' && typeof step.value === 'string' && typeof step.position === 'number';
+}
+
+/** Where a path's steps below the input start: 1 after `$$` (anywhere) or `$` (in the input's context), 0 at a bare name in that context. */
+function inputStart(steps: readonly unknown[], atInput: boolean): number | undefined {
+  const first = steps[0];
+  const isVariable = isNode(first) && first.type === 'variable' && Object.keys(first).every((key) => PLAIN_KEYS.has(key));
+  if (isVariable && first.value === '$') return 1;
+  if (!atInput) return undefined;
+  return isVariable && first.value === '' ? 1 : 0;
+}
+
+/** The read `path` makes of `field`, when it starts at the input and names anything below the field. */
+function readOf(path: AstNode, atInput: boolean, field: string, expression: string): FieldRead | undefined {
+  const steps = Array.isArray(path.steps) ? (path.steps as unknown[]) : [];
+  const start = inputStart(steps, atInput);
+  const head = start === undefined ? undefined : steps[start];
+  if (start === undefined || !isName(head) || head.value !== field || !Object.keys(head).every((key) => PLAIN_KEYS.has(key))) return undefined;
+  const read: FieldRead = { names: [], places: [] };
+  for (const step of steps.slice(start + 1)) {
+    if (!isName(step)) break;
+    read.names.push(step.value);
+    read.places.push(tokenPlace(expression, step.position, step.value));
+    if (!Object.keys(step).every((key) => PLAIN_KEYS.has(key))) break;
+  }
+  return read.names.length > 0 ? read : undefined;
+}
+
+/** A value of the AST still to visit, and whether its context is the input. */
+interface Visit {
+  value: unknown;
+  atInput: boolean;
+}
+
+/** The operands of `node` to visit: a path's first step keeps its context, the later ones do not. */
+function operands(node: AstNode, atInput: boolean): Visit[] {
+  if (node.type === 'path' && Array.isArray(node.steps)) {
+    const [first, ...rest] = node.steps as unknown[];
+    const others = Object.entries(node).filter(([key]) => key !== 'steps').map(([, value]) => value);
+    return [{ value: first, atInput }, ...[...rest, ...others].map((value) => ({ value, atInput: false }))];
+  }
+  const same = atInput && typeof node.type === 'string' && SAME_CONTEXT.has(node.type);
+  return Object.values(node).map((value) => ({ value, atInput: same }));
+}
+
+/** Every path `expression` reads below its input's `field`, in source order; none when it does not compile. */
+export function fieldReads(expression: string, field: string): FieldRead[] {
+  const ast = expressionAst(expression);
+  const found: FieldRead[] = [];
+  // A stack of its own, not recursion: an expression nested as deeply as JSONata's parser allows
+  // would overflow the call stack.
+  const pending: Visit[] = ast === undefined ? [] : [{ value: ast, atInput: true }];
+  for (let visit = pending.pop(); visit !== undefined; visit = pending.pop()) {
+    const { value, atInput } = visit;
+    if (Array.isArray(value)) for (const item of value as unknown[]) pending.push({ value: item, atInput });
+    if (!isNode(value)) continue;
+    const read = value.type === 'path' ? readOf(value, atInput, field, expression) : undefined;
+    if (read !== undefined) found.push(read);
+    for (const operand of operands(value, atInput)) pending.push(operand);
+  }
+  return found.sort((a, b) => a.places[0]!.line - b.places[0]!.line || a.places[0]!.column - b.places[0]!.column);
+}
