@@ -26,6 +26,10 @@ describe('fieldReads', () => {
     expect(fieldReads(expression, 'parent').map((r) => r.names.join('.'))).toEqual(['spec.a', 'spec.b', 'spec.c', 'spec.d', 'spec.e']);
   });
 
+  it('reads a path once where JSONata shares its node (`??`)', () => {
+    expect(reads('parent.spec.a ?? 1')).toEqual(['spec.a@1:8,1:13']);
+  });
+
   it('stops at the first step that is not a plain name', () => {
     expect(reads('parent.spec.ports[0].port')).toEqual(['spec.ports@1:8,1:13']);
     expect(reads('parent.spec.*.x')).toEqual(['spec@1:8']);

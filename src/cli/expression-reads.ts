@@ -91,5 +91,11 @@ export function fieldReads(expression: string, field: string): FieldRead[] {
     if (read !== undefined) found.push(read);
     for (const operand of operands(value, atInput)) pending.push(operand);
   }
-  return found.sort((a, b) => a.places[0]!.line - b.places[0]!.line || a.places[0]!.column - b.places[0]!.column);
+  return distinct(found).sort((a, b) => a.places[0]!.line - b.places[0]!.line || a.places[0]!.column - b.places[0]!.column);
+}
+
+/** Each read once: JSONata's parser copies some operands (`a ?? b` holds `a` in the test and in the result). */
+function distinct(reads: readonly FieldRead[]): FieldRead[] {
+  const byPlace = new Map(reads.map((read) => [JSON.stringify(read), read]));
+  return [...byPlace.values()];
 }
