@@ -37,24 +37,34 @@ function isName(step: unknown): step is AstNode & { value: string; position: num
 /** Where a path's steps below the input start: 1 after `$$` (anywhere) or `$` (in the input's context), 0 at a bare name in that context. */
 function inputStart(steps: readonly unknown[], atInput: boolean): number | undefined {
   const first = steps[0];
-  const isVariable = isNode(first) && first.type === 'variable' && Object.keys(first).every((key) => PLAIN_KEYS.has(key));
+  const isVariable = isNode(first) && first.type === 'variable' && isPlain(first);
   if (isVariable && first.value === '$') return 1;
   if (!atInput) return undefined;
   return isVariable && first.value === '' ? 1 : 0;
 }
 
+function isPlain(node: AstNode): boolean {
+  return Object.keys(node).every((key) => PLAIN_KEYS.has(key));
+}
+
+/** The index of the first step below the input's `field`, when `steps` start there. */
+function belowField(steps: readonly unknown[], atInput: boolean, field: string): number | undefined {
+  const start = inputStart(steps, atInput);
+  const head = start === undefined ? undefined : steps[start];
+  return start !== undefined && isName(head) && head.value === field && isPlain(head) ? start + 1 : undefined;
+}
+
 /** The read `path` makes of `field`, when it starts at the input and names anything below the field. */
 function readOf(path: AstNode, atInput: boolean, field: string, expression: string): FieldRead | undefined {
   const steps = Array.isArray(path.steps) ? (path.steps as unknown[]) : [];
-  const start = inputStart(steps, atInput);
-  const head = start === undefined ? undefined : steps[start];
-  if (start === undefined || !isName(head) || head.value !== field || !Object.keys(head).every((key) => PLAIN_KEYS.has(key))) return undefined;
+  const below = belowField(steps, atInput, field);
+  if (below === undefined) return undefined;
   const read: FieldRead = { names: [], places: [] };
-  for (const step of steps.slice(start + 1)) {
+  for (const step of steps.slice(below)) {
     if (!isName(step)) break;
     read.names.push(step.value);
     read.places.push(tokenPlace(expression, step.position, step.value));
-    if (!Object.keys(step).every((key) => PLAIN_KEYS.has(key))) break;
+    if (!isPlain(step)) break;
   }
   return read.names.length > 0 ? read : undefined;
 }
@@ -69,11 +79,11 @@ interface Visit {
 function operands(node: AstNode, atInput: boolean): Visit[] {
   if (node.type === 'path' && Array.isArray(node.steps)) {
     const [first, ...rest] = node.steps as unknown[];
-    const others = Object.entries(node).filter(([key]) => key !== 'steps').map(([, value]) => value);
+    const others: unknown[] = Object.entries(node).filter(([key]) => key !== 'steps').map(([, value]) => value as unknown);
     return [{ value: first, atInput }, ...[...rest, ...others].map((value) => ({ value, atInput: false }))];
   }
   const same = atInput && typeof node.type === 'string' && SAME_CONTEXT.has(node.type);
-  return Object.values(node).map((value) => ({ value, atInput: same }));
+  return Object.values(node).map((value: unknown) => ({ value, atInput: same }));
 }
 
 /** Every path `expression` reads below its input's `field`, in source order; none when it does not compile. */

@@ -27,7 +27,7 @@ interface ParentSchema {
 }
 
 function versionSchema(versions: unknown, version: string): Record<string, unknown> | undefined {
-  const served = Array.isArray(versions) ? versions.find((v) => isRecord(v) && v.name === version) : undefined;
+  const served: unknown = Array.isArray(versions) ? versions.find((v: unknown) => isRecord(v) && v.name === version) : undefined;
   const schema: unknown = isRecord(served) && isRecord(served.schema) ? served.schema.openAPIV3Schema : undefined;
   return isRecord(schema) ? schema : undefined;
 }
@@ -45,7 +45,7 @@ function parentSchema(rule: ResourceRule, crds: readonly KubeObject[]): ParentSc
   return undefined;
 }
 
-function meaning(name: string, lookup: PathLookup & { reason: 'missing' }): string {
+function meaning(name: string, lookup: Extract<PathLookup, { reason: 'missing' }>): string {
   const meant = closestMatch(name, lookup.fields);
   return meant === undefined ? '' : ` (did you mean ${meant}?)`;
 }
