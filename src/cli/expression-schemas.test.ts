@@ -61,6 +61,13 @@ describe('expressionSchemaChecks: reads', () => {
     }]);
   });
 
+  it('reads `parent` in a DecoratorController’s customize hook, whose request names its object so', () => {
+    expect(check({ customize: jsonata('parent.spec.mesage & object.spec.other') }, undefined, 'object').problems).toEqual([{
+      path: 'spec.hooks.customize.jsonata.expression',
+      message: 'line 1, column 13: parent.spec.mesage: no such field in Website (example.com/v1), so this reads nothing (did you mean message?)',
+    }]);
+  });
+
   it('says nothing without the parent’s CRD, or its schema for the version', () => {
     expect(check({ sync: jsonata('parent.spec.mesage') }, [])).toEqual({ problems: [], warnings: [] });
     expect(expressionSchemaChecks({ input: 'parent', parents: [{ apiVersion: 'example.com/v0', resource: 'websites' }], hooks: { sync: jsonata('parent.spec.mesage') } }, [websiteCrd(SCHEMA)]))

@@ -12,7 +12,10 @@ import { lookupPath, objectSchema, type PathLookup } from './schema-paths.ts';
 
 /** What the check needs of a parsed controller. */
 export interface SchemaCheckedController {
-  /** The request field the parent is in: `parent` (CompositeController) or `object` (DecoratorController). */
+  /**
+   * The field of a sync or finalize request the parent is in: `parent` (CompositeController) or
+   * `object` (DecoratorController). A customize request names it `parent` for both.
+   */
   input: 'parent' | 'object';
   /** The parent types: a CompositeController's `parentResource`; a DecoratorController's `resources` (checked when only one). */
   parents: readonly ResourceRule[];
@@ -91,7 +94,7 @@ export function expressionSchemaChecks(controller: SchemaCheckedController, crds
   if (parent === undefined) return { problems: [], warnings: [] };
   const problems = (['sync', 'finalize', 'customize'] as const).flatMap((name) => {
     const expression = controller.hooks[name]?.jsonata?.expression ?? '';
-    const messages = readProblems(expression, controller.input, parent);
+    const messages = readProblems(expression, name === 'customize' ? 'parent' : controller.input, parent);
     // A customize answer names related resources; it has no status.
     if (name !== 'customize') messages.push(...statusProblems(expression, parent));
     return messages.map((message) => ({ path: `spec.hooks.${name}.jsonata.expression`, message }));
