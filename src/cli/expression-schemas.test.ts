@@ -68,6 +68,12 @@ describe('expressionSchemaChecks: reads', () => {
     }]);
   });
 
+  it('says nothing of a CRD that keeps unknown fields everywhere (spec.preserveUnknownFields)', () => {
+    const crd = websiteCrd(SCHEMA);
+    const legacy = { ...crd, spec: { ...(crd.spec as Record<string, unknown>), preserveUnknownFields: true } };
+    expect(check({ sync: jsonata('{ "status": { "redy": parent.spec.mesage } }') }, [legacy])).toEqual({ problems: [], warnings: [] });
+  });
+
   it('says nothing without the parent’s CRD, or its schema for the version', () => {
     expect(check({ sync: jsonata('parent.spec.mesage') }, [])).toEqual({ problems: [], warnings: [] });
     expect(expressionSchemaChecks({ input: 'parent', parents: [{ apiVersion: 'example.com/v0', resource: 'websites' }], hooks: { sync: jsonata('parent.spec.mesage') } }, [websiteCrd(SCHEMA)]))

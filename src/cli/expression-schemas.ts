@@ -42,7 +42,8 @@ function parentSchema(rule: ResourceRule, crds: readonly KubeObject[]): ParentSc
     const spec = isRecord(crd.spec) ? crd.spec : {};
     const names = isRecord(spec.names) ? spec.names : {};
     if (spec.group !== groupOf(rule.apiVersion) || names.plural !== rule.resource || typeof names.kind !== 'string') continue;
-    const root = versionSchema(spec.versions, version);
+    // A CRD that keeps unknown fields (a legacy setting) prunes nothing: no field is certain to be missing.
+    const root = spec.preserveUnknownFields === true ? undefined : versionSchema(spec.versions, version);
     return root && { title: `${names.kind} (${rule.apiVersion})`, root: objectSchema(root) };
   }
   return undefined;

@@ -202,9 +202,10 @@ function isCrd(doc: unknown): doc is KubeObject {
  *   policy annotation, which a decorator ignores, is warned about;
  * - against the parent's CRD among the files (the schema it serves for `parentResource`'s version; a
  *   DecoratorController's one resource): every path an inline sync, finalize or customize expression
- *   reads from `parent` (`object`) names a field of the schema, and every field of the status a sync
- *   or finalize answer builds literally is in the status schema (the API server would drop it), with
- *   line, column and a did-you-mean; nothing is said below a part of the schema that allows anything;
+ *   reads from `parent` (a DecoratorController's sync and finalize: `object`) names a field of the
+ *   schema, and every field of the status a sync or finalize answer builds literally is in the status
+ *   schema (the API server would drop it), with line, column and a did-you-mean; nothing is said
+ *   below a part of the schema that allows anything;
  *
  * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
  * ConfigMap/Secret references resolve.
