@@ -30,8 +30,15 @@ describe('fieldReads', () => {
     expect(reads('parent.spec.a ?? 1')).toEqual(['spec.a@1:8,1:13']);
   });
 
-  it('stops at the first step that is not a plain name', () => {
-    expect(reads('parent.spec.ports[0].port')).toEqual(['spec.ports@1:8,1:13']);
+  it('reads through a filter, which keeps the items it selects', () => {
+    expect(reads('parent.spec.ports[0].port')).toEqual(['spec.ports.port@1:8,1:13,1:22']);
+    expect(reads('parent.spec.ports[name = "http"][0].port')).toEqual(['spec.ports.port@1:8,1:13,1:37']);
+  });
+
+  it('stops at the first step that is not a plain name or a filtered one', () => {
+    expect(reads('parent.spec.ports[0]#$i.port')).toEqual(['spec.ports@1:8,1:13']);
+    expect(reads('parent.spec.ports@$p.port')).toEqual(['spec.ports@1:8,1:13']);
+    expect(reads('parent.spec.ports^(port).port')).toEqual(['spec.ports@1:8,1:13']);
     expect(reads('parent.spec.*.x')).toEqual(['spec@1:8']);
     expect(reads('parent.spec.$string(x)')).toEqual(['spec@1:8']);
     expect(reads('parent.spec.(a.b)')).toEqual(['spec@1:8']);

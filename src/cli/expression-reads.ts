@@ -2,8 +2,8 @@
  * The field paths a JSONata hook reads from one field of its input (`parent`, `object`), found in its
  * AST, for `loom validate` to hold against the field's schema. Conservative: only a path that starts
  * at the input (`parent.…` where the context is the input, `$.parent.…` there, `$$.parent.…`
- * anywhere) and only its plain name steps, up to the first step that is anything else (a predicate's
- * name is still read; a wildcard, function, block or variable ends it).
+ * anywhere) and only its name steps, through filters (`ports[0].port`), up to the first step that is
+ * anything else (a wildcard, function, block, variable, sort, or a name that binds a variable ends it).
  */
 import { expressionAst, tokenPlace, type Place } from './expression-ast.ts';
 
@@ -47,6 +47,13 @@ function isPlain(node: AstNode): boolean {
   return Object.keys(node).every((key) => PLAIN_KEYS.has(key));
 }
 
+/** Whether a read continues past `step`: a plain name, or one only filtered (`ports[0]`), which keeps the items' schema. */
+function readsOn(step: AstNode & { stages?: unknown }): boolean {
+  const { stages, ...rest } = step;
+  const filtersOnly = stages === undefined || (Array.isArray(stages) && stages.every((stage) => isNode(stage) && stage.type === 'filter'));
+  return filtersOnly && isPlain(rest);
+}
+
 /** The index of the first step below the input's `field`, when `steps` start there. */
 function belowField(steps: readonly unknown[], atInput: boolean, field: string): number | undefined {
   const start = inputStart(steps, atInput);
@@ -64,7 +71,7 @@ function readOf(path: AstNode, atInput: boolean, field: string, expression: stri
     if (!isName(step)) break;
     read.names.push(step.value);
     read.places.push(tokenPlace(expression, step.position, step.value));
-    if (!isPlain(step)) break;
+    if (!readsOn(step)) break;
   }
   return read.names.length > 0 ? read : undefined;
 }
