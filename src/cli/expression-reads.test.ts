@@ -35,11 +35,15 @@ describe('fieldReads', () => {
     expect(reads('parent.spec.ports[name = "http"][0].port')).toEqual(['spec.ports.port@1:8,1:13,1:37']);
   });
 
+  it('reads through a wildcard, which it names `*`', () => {
+    expect(reads('parent.spec.*.x')).toEqual(['spec.*.x@1:8,1:13,1:15']);
+    expect(reads('children."ConfigMap.v1".*.data.x', 'children')).toEqual(['ConfigMap.v1.*.data.x@1:10,1:25,1:27,1:32']);
+  });
+
   it('stops at the first step that is not a plain name or a filtered one', () => {
     expect(reads('parent.spec.ports[0]#$i.port')).toEqual(['spec.ports@1:8,1:13']);
     expect(reads('parent.spec.ports@$p.port')).toEqual(['spec.ports@1:8,1:13']);
     expect(reads('parent.spec.ports^(port).port')).toEqual(['spec.ports@1:8,1:13']);
-    expect(reads('parent.spec.*.x')).toEqual(['spec@1:8']);
     expect(reads('parent.spec.$string(x)')).toEqual(['spec@1:8']);
     expect(reads('parent.spec.(a.b)')).toEqual(['spec@1:8']);
     expect(reads('parent.**.x')).toEqual([]);

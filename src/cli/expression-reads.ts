@@ -2,12 +2,12 @@
  * The field paths a JSONata hook reads from one field of its input (`parent`, `object`), found in its
  * AST, for `loom validate` to hold against the field's schema. Conservative: only a path that starts
  * at the input (`parent.…` where the context is the input, `$.parent.…` there, `$$.parent.…`
- * anywhere) and only its name steps, through filters (`ports[0].port`), up to the first step that is
- * anything else (a wildcard, function, block, variable, sort, or a name that binds a variable ends it).
+ * anywhere) and only its name and wildcard steps, through filters (`ports[0].port`), up to the first
+ * step that is anything else (a function, block, variable, sort, or a name that binds a variable ends it).
  */
 import { expressionAst, tokenPlace, type Place } from './expression-ast.ts';
 
-/** One path read: the names below the field (`['spec', 'message']`) and where each is written. */
+/** One path read: the names below the field (`['spec', 'message']`, `*` for a wildcard) and where each is written. */
 export interface FieldRead {
   names: string[];
   places: Place[];
@@ -32,6 +32,11 @@ const PLAIN_KEYS = new Set(['type', 'value', 'position', 'keepArray']);
 
 function isName(step: unknown): step is AstNode & { value: string; position: number } {
   return isNode(step) && step.type === 'name' && typeof step.value === 'string' && typeof step.position === 'number';
+}
+
+/** A step a read goes on through: a name, or a wildcard (`*`, any field), which the read names `*`. */
+function isFieldStep(step: unknown): step is AstNode & { value: string; position: number } {
+  return isName(step) || (isNode(step) && step.type === 'wildcard' && step.value === '*' && typeof step.position === 'number');
 }
 
 /** Where a path's steps below the input start: 1 after `$$` (anywhere) or `$` (in the input's context), 0 at a bare name in that context. */
@@ -68,7 +73,7 @@ function readOf(path: AstNode, atInput: boolean, field: string, expression: stri
   if (below === undefined) return undefined;
   const read: FieldRead = { names: [], places: [] };
   for (const step of steps.slice(below)) {
-    if (!isName(step)) break;
+    if (!isFieldStep(step)) break;
     read.names.push(step.value);
     read.places.push(tokenPlace(expression, step.position, step.value));
     if (!readsOn(step)) break;

@@ -54,6 +54,10 @@ describe('expressionSchemaChecks: reads', () => {
     expect(check({ sync: jsonata(expression) })).toEqual({ problems: [], warnings: [] });
   });
 
+  it('says nothing below a wildcard', () => {
+    expect(check({ sync: jsonata('parent.spec.*.nope & parent.*.mesage') })).toEqual({ problems: [], warnings: [] });
+  });
+
   it('reads a DecoratorController’s object', () => {
     expect(check({ finalize: jsonata('object.metadata.nmae') }, undefined, 'object').problems).toEqual([{
       path: 'spec.hooks.finalize.jsonata.expression',

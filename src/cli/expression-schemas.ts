@@ -69,7 +69,9 @@ function readProblem(names: readonly string[], parent: ParentSchema): { at: numb
 
 function readProblems(expression: string, input: string, parent: ParentSchema): string[] {
   return fieldReads(expression, input).flatMap((read) => {
-    const problem = readProblem(read.names, parent);
+    // Below a wildcard (any field) nothing is certain.
+    const wildcard = read.names.indexOf('*');
+    const problem = readProblem(wildcard < 0 ? read.names : read.names.slice(0, wildcard), parent);
     if (problem === undefined) return [];
     const { line, column } = read.places[problem.at]!;
     return [`line ${line}, column ${column}: ${[input, ...read.names.slice(0, problem.at + 1)].join('.')}: ${problem.why}`];
