@@ -112,3 +112,38 @@ describe('expressionSchemaChecks: status', () => {
     expect(check({ customize: jsonata('{ "status": { "redy": true } }') }).problems).toEqual([]);
   });
 });
+
+describe('expressionSchemaChecks: children', () => {
+  const children = { field: 'childResources' as const, rules: [{ apiVersion: 'v1', resource: 'configmaps' }, { apiVersion: 'example.com/v1', resource: 'websites' }] };
+
+  function checkChildren(expression: string, rules = children.rules, crds: readonly KubeObject[] = [websiteCrd(SCHEMA)]) {
+    return expressionSchemaChecks({ input: 'parent', parents: WEBSITES, children: { ...children, rules }, hooks: { sync: jsonata(expression) } }, crds).problems.map((p) => p.message);
+  }
+
+  it('reports a key no declared child type has, with a did-you-mean', () => {
+    expect(checkChildren('children."ConfigMpa.v1".*.data')).toEqual([
+      'line 1, column 10: children."ConfigMpa.v1": no type among spec.childResources has this key, so this reads nothing (did you mean ConfigMap.v1?)',
+    ]);
+  });
+
+  it('reads a child of a CRD’s type against its schema', () => {
+    expect(checkChildren('children."Website.example.com/v1".*.spec.mesage & children."Website.example.com/v1".web.status.ready')).toEqual([
+      'line 1, column 42: children."Website.example.com/v1".*.spec.mesage: no such field in Website (example.com/v1), so this reads nothing (did you mean message?)',
+    ]);
+  });
+
+  it('says nothing of a key when a declared type’s kind is unknown, nor of a built-in child’s fields', () => {
+    expect(checkChildren('children."ConfigMpa.v1".*.data', children.rules, [])).toEqual([]);
+    expect(checkChildren('children."ConfigMap.v1".*.dta.x')).toEqual([]);
+  });
+
+  it('reads a DecoratorController’s attachments', () => {
+    const problems = expressionSchemaChecks({
+      input: 'object', parents: WEBSITES, children: { field: 'attachments', rules: children.rules }, hooks: { finalize: jsonata('attachments."ConfigMpa.v1"') },
+    }, [websiteCrd(SCHEMA)]).problems;
+    expect(problems).toEqual([{
+      path: 'spec.hooks.finalize.jsonata.expression',
+      message: 'line 1, column 13: attachments."ConfigMpa.v1": no type among spec.attachments has this key, so this reads nothing (did you mean ConfigMap.v1?)',
+    }]);
+  });
+});

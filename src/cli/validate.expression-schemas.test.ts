@@ -67,6 +67,14 @@ describe('loom validate: expressions against the parent CRD', () => {
     ]);
   });
 
+  it('names a children key no declared type has', async () => {
+    const text = controller('CompositeController').replace('"data": { "message": parent.spec.mesage }', '"data": { "n": $string($count(children."ConfigMpa.v1")) }');
+    const result = await validateFiles(['crd.yaml', 'c.yaml'], memoryFiles({ 'crd.yaml': CRD, 'c.yaml': text }));
+    expect(result.problems[0]).toBe(
+      'c.yaml: spec.hooks.sync.jsonata.expression: line 4, column 44: children."ConfigMpa.v1": no type among spec.childResources has this key, so this reads nothing (did you mean ConfigMap.v1?)',
+    );
+  });
+
   it('says nothing of them without the CRD', async () => {
     const result = await validateFiles(['c.yaml'], memoryFiles({ 'c.yaml': controller('CompositeController') }));
     expect(result.problems).toEqual([]);

@@ -88,7 +88,7 @@ function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   const { childResources: rules, hooks } = parsed.value.spec;
   addFindings(report, undeclaredChildren({ field: 'childResources', rules, hooks }, crds));
   addFindings(report, childPolicyChecks({ rules, hooks }, crds));
-  addFindings(report, expressionSchemaChecks({ input: 'parent', parents: [parsed.value.spec.parentResource], hooks }, crds));
+  addFindings(report, expressionSchemaChecks({ input: 'parent', parents: [parsed.value.spec.parentResource], children: { field: 'childResources', rules }, hooks }, crds));
   return report;
 }
 
@@ -99,7 +99,7 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   if (!parsed.ok) return report;
   addFindings(report, undeclaredChildren({ field: 'attachments', rules: parsed.value.spec.attachments, hooks: parsed.value.spec.hooks }, crds));
   report.warnings.push(...attachmentAnnotationWarnings(parsed.value.spec.hooks));
-  addFindings(report, expressionSchemaChecks({ input: 'object', parents: parsed.value.spec.resources, hooks: parsed.value.spec.hooks }, crds));
+  addFindings(report, expressionSchemaChecks({ input: 'object', parents: parsed.value.spec.resources, children: { field: 'attachments', rules: parsed.value.spec.attachments }, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
