@@ -203,9 +203,11 @@ function isCrd(doc: unknown): doc is KubeObject {
  * - against the parent's CRD among the files (the schema it serves for `parentResource`'s version; a
  *   DecoratorController's one resource): every path an inline sync, finalize or customize expression
  *   reads from `parent` (a DecoratorController's sync and finalize: `object`) names a field of the
- *   schema, and every field of the status a sync or finalize answer builds literally is in the status
- *   schema (the API server would drop it), with line, column and a did-you-mean; nothing is said
- *   below a part of the schema that allows anything;
+ *   schema, every path a sync or finalize expression reads from `children` (`attachments`) starts with
+ *   a declared type's key (when every declared kind is known) and names fields of its CRD's schema,
+ *   and every field of the status a sync or finalize answer builds literally is in the status schema
+ *   (the API server would drop it), with line, column and a did-you-mean; nothing is said below a
+ *   part of a schema that allows anything;
  *
  * Not checked (needs a cluster): that the named resources exist, that webhooks answer, that
  * ConfigMap/Secret references resolve.
