@@ -1,11 +1,10 @@
 /**
  * The paths a JSONata sync or finalize hook reads from its request's `children` (`attachments`) map,
- * held against the declared types: the outer key (`"ConfigMap.v1"`, Kind.apiVersion) must be one a
- * declared type has, when every declared type's kind is known (from the CRDs given or the built-in
+ * directly or through loom's `$child(children, key, name)`, held against the declared types: the
+ * outer key (`"ConfigMap.v1"`, Kind.apiVersion) must be one a declared type has, when every declared type's kind is known (from the CRDs given or the built-in
  * types); below the inner key (an object's name, or `*`), the fields must be in the type's CRD schema.
  */
-import type { KubeObject, ResourceRule } from '../api/index.ts';
-import { closestMatch } from '../api/index.ts';
+import { closestMatch, type KubeObject, type ResourceRule } from '../api/index.ts';
 import { crdSchema, readProblem, type TypeSchema } from './crd-schemas.ts';
 import { declaredTypes } from './declared-types.ts';
 import { fieldReads, type FieldRead } from './expression-reads.ts';
@@ -54,10 +53,12 @@ function pathText(input: string, names: readonly string[]): string {
 export function childReadProblems(expression: string, declared: DeclaredChildren, crds: readonly KubeObject[]): string[] {
   const input = declared.field === 'childResources' ? 'children' : 'attachments';
   const types = childTypes(declared, crds);
-  return fieldReads(expression, input).flatMap((read) => {
+  const messages = fieldReads(expression, input).flatMap((read) => {
     const problem = problemOf(read, types, declared);
     if (problem === undefined) return [];
     const { line, column } = read.places[problem.at]!;
     return [`line ${line}, column ${column}: ${pathText(input, read.names.slice(0, problem.at + 1))}: ${problem.why}`];
   });
+  // A `$child(children, key, …).field` read is also read as its key alone: one message each.
+  return [...new Set(messages)];
 }

@@ -40,6 +40,14 @@ describe('fieldReads', () => {
     expect(reads('children."ConfigMap.v1".*.data.x', 'children')).toEqual(['ConfigMap.v1.*.data.x@1:10,1:25,1:27,1:32']);
   });
 
+  it('reads loom’s $child(children, "Kind.apiVersion", name) as the key, one object (`*`) and the fields after', () => {
+    expect(reads('$child(children, "Website.example.com/v1", "web").spec.x', 'children')).toEqual([
+      'Website.example.com/v1@1:18', 'Website.example.com/v1.*.spec.x@1:18,1:18,1:51,1:56',
+    ]);
+    expect(reads('$child($x, "Website.example.com/v1", "web").spec.x', 'children')).toEqual([]);
+    expect(reads('$child(children, $k, "web").spec.x', 'children')).toEqual([]);
+  });
+
   it('stops at the first step that is not a plain name or a filtered one', () => {
     expect(reads('parent.spec.ports[0]#$i.port')).toEqual(['spec.ports@1:8,1:13']);
     expect(reads('parent.spec.ports@$p.port')).toEqual(['spec.ports@1:8,1:13']);

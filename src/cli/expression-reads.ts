@@ -18,6 +18,8 @@ interface AstNode {
   value?: unknown;
   position?: unknown;
   steps?: unknown;
+  procedure?: unknown;
+  arguments?: unknown;
 }
 
 function isNode(value: unknown): value is AstNode {
@@ -66,12 +68,35 @@ function belowField(steps: readonly unknown[], atInput: boolean, field: string):
   return start !== undefined && isName(head) && head.value === field && isPlain(head) ? start + 1 : undefined;
 }
 
+/**
+ * The read loom's `$child(children, "Kind.apiVersion", name)` makes of `field` (`children`): the
+ * key, then `*` for the one object it picks (placed at the key), when its map is the input's field.
+ */
+function helperRead(node: unknown, atInput: boolean, field: string, expression: string): FieldRead | undefined {
+  const [map, key] = childCallArguments(node);
+  const steps = isNode(map) && map.type === 'path' && Array.isArray(map.steps) ? (map.steps as unknown[]) : [];
+  if (steps.length !== 1 || belowField(steps, atInput, field) !== 1 || !isStringLiteral(key)) return undefined;
+  const place = tokenPlace(expression, key.position, key.value);
+  return { names: [key.value, '*'], places: [place, place] };
+}
+
+/** The arguments of a `$child(…)` call; none for any other node. */
+function childCallArguments(node: unknown): unknown[] {
+  const isCall = isNode(node) && node.type === 'function' && isNode(node.procedure) && node.procedure.value === 'child';
+  return isCall && Array.isArray(node.arguments) ? (node.arguments as unknown[]) : [];
+}
+
+function isStringLiteral(node: unknown): node is AstNode & { value: string; position: number } {
+  return isNode(node) && node.type === 'string' && typeof node.value === 'string' && typeof node.position === 'number';
+}
+
 /** The read `path` makes of `field`, when it starts at the input and names anything below the field. */
 function readOf(path: AstNode, atInput: boolean, field: string, expression: string): FieldRead | undefined {
   const steps = Array.isArray(path.steps) ? (path.steps as unknown[]) : [];
-  const below = belowField(steps, atInput, field);
+  const helper = helperRead(steps[0], atInput, field, expression);
+  const below = helper === undefined ? belowField(steps, atInput, field) : 1;
   if (below === undefined) return undefined;
-  const read: FieldRead = { names: [], places: [] };
+  const read: FieldRead = helper ?? { names: [], places: [] };
   for (const step of steps.slice(below)) {
     if (!isFieldStep(step)) break;
     read.names.push(step.value);
@@ -98,6 +123,12 @@ function operands(node: AstNode, atInput: boolean): Visit[] {
   return Object.values(node).map((value: unknown) => ({ value, atInput: same }));
 }
 
+/** The key alone a `$child` call reads, wherever it stands (in a path too, which reads on below it). */
+function helperKey(node: AstNode, atInput: boolean, field: string, expression: string): FieldRead | undefined {
+  const read = helperRead(node, atInput, field, expression);
+  return read && { names: read.names.slice(0, 1), places: read.places.slice(0, 1) };
+}
+
 /** Every path `expression` reads below its input's `field`, in source order; none when it does not compile. */
 export function fieldReads(expression: string, field: string): FieldRead[] {
   const ast = expressionAst(expression);
@@ -109,11 +140,11 @@ export function fieldReads(expression: string, field: string): FieldRead[] {
     const { value, atInput } = visit;
     if (Array.isArray(value)) for (const item of value as unknown[]) pending.push({ value: item, atInput });
     if (!isNode(value)) continue;
-    const read = value.type === 'path' ? readOf(value, atInput, field, expression) : undefined;
+    const read = value.type === 'path' ? readOf(value, atInput, field, expression) : helperKey(value, atInput, field, expression);
     if (read !== undefined) found.push(read);
     for (const operand of operands(value, atInput)) pending.push(operand);
   }
-  return distinct(found).sort((a, b) => a.places[0]!.line - b.places[0]!.line || a.places[0]!.column - b.places[0]!.column);
+  return distinct(found).sort((a, b) => a.places[0]!.line - b.places[0]!.line || a.places[0]!.column - b.places[0]!.column || a.names.length - b.names.length);
 }
 
 /** Each read once: JSONata's parser copies some operands (`a ?? b` holds `a` in the test and in the result). */

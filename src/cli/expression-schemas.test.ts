@@ -137,6 +137,13 @@ describe('expressionSchemaChecks: children', () => {
     expect(checkChildren('children."ConfigMap.v1".*.dta.x')).toEqual([]);
   });
 
+  it('reads loom’s $child(children, key, name) the same way, each problem once', () => {
+    expect(checkChildren('$child(children, "ConfigMpa.v1", "a").data & $child(children, "Website.example.com/v1", "web").spec.mesage')).toEqual([
+      'line 1, column 18: children."ConfigMpa.v1": no type among spec.childResources has this key, so this reads nothing (did you mean ConfigMap.v1?)',
+      'line 1, column 101: children."Website.example.com/v1".*.spec.mesage: no such field in Website (example.com/v1), so this reads nothing (did you mean message?)',
+    ]);
+  });
+
   it('reads a DecoratorController’s attachments', () => {
     const problems = expressionSchemaChecks({
       input: 'object', parents: WEBSITES, children: { field: 'attachments', rules: children.rules }, hooks: { finalize: jsonata('attachments."ConfigMpa.v1"') },
