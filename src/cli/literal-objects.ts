@@ -88,8 +88,8 @@ function literalMetadata(pairs: readonly unknown[]): Pick<LiteralObject, 'name' 
   return { ...(typeof name === 'string' && { name }), ...literalAnnotations(metadata) };
 }
 
-/** Line and column (1-based) of `offset` in `text`. */
-function lineAndColumnOf(text: string, offset: number): { line: number; column: number } {
+/** Line and column (1-based) of `offset` in `text`, as every place `loom validate` names in an expression. */
+export function lineAndColumn(text: string, offset: number): { line: number; column: number } {
   const { line, column } = locate(text, Math.max(0, offset));
   return { line, column };
 }
@@ -106,7 +106,7 @@ function literalObjectAt(node: AstNode, expression: string): LiteralObject | und
   if (typeof kind !== 'string' || !hasKey(pairs, 'apiVersion') || !hasKey(pairs, 'metadata')) return undefined;
   // JSONata's position is just past the token that opened the object.
   return {
-    kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumnOf(expression, (node.position ?? 1) - 1), ...literalMetadata(pairs),
+    kind, apiVersion: literalEntry(pairs, 'apiVersion') ?? undefined, ...lineAndColumn(expression, (node.position ?? 1) - 1), ...literalMetadata(pairs),
   };
 }
 

@@ -102,6 +102,7 @@ ${flagLines([...CLUSTER_FLAGS, 'apply-strategy-ssa-field-manager'])}
 Checks CompositeController and DecoratorController manifests offline: schema, hook form, JSONata
 syntax, field paths, near-miss kinds. Prints \`file: path: message\` per problem and exits 1 on any;
 prints nothing for valid manifests. Files holding no controller at all are a problem.
+Given the parent's CRD too, checks the parent fields inline expressions read and the status they write.
 `,
   dev: `usage: loom dev [flags]
 

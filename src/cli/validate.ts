@@ -26,6 +26,7 @@ import type { ReadTextFile } from '../offline/render-inputs.ts';
 import { attachmentAnnotationWarnings } from './attachment-annotations.ts';
 import { childPolicyChecks } from './child-policy-checks.ts';
 import { functionNameChecks } from './function-names.ts';
+import { expressionSchemaChecks } from './expression-schemas.ts';
 import { jsonataSyntaxError } from './jsonata-syntax.ts';
 import { resourceNameChecks } from './resource-names.ts';
 import { undeclaredChildren } from './undeclared-children.ts';
@@ -91,6 +92,7 @@ function checkComposite(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   addFindings(report, childPolicyChecks({ rules, hooks }, crds));
   addFindings(report, functionNameChecks({ hooks, childResources: rules }));
   addFindings(report, resourceNameChecks(parsed.value.spec, crds));
+  addFindings(report, expressionSchemaChecks({ input: 'parent', parents: [parsed.value.spec.parentResource], children: { field: 'childResources', rules }, hooks }, crds));
   return report;
 }
 
@@ -103,6 +105,7 @@ function checkDecorator(doc: unknown, crds: readonly KubeObject[]): DocumentRepo
   report.warnings.push(...attachmentAnnotationWarnings(parsed.value.spec.hooks));
   addFindings(report, functionNameChecks(parsed.value.spec));
   addFindings(report, resourceNameChecks(parsed.value.spec, crds));
+  addFindings(report, expressionSchemaChecks({ input: 'object', parents: parsed.value.spec.resources, children: { field: 'attachments', rules: parsed.value.spec.attachments }, hooks: parsed.value.spec.hooks }, crds));
   return report;
 }
 
@@ -208,6 +211,14 @@ function isCrd(doc: unknown): doc is KubeObject {
  *   did-you-mean), and among the literal children none depends on a sibling of a later wave and no
  *   dependencies form a cycle; a literal attachment of a DecoratorController that carries an order or
  *   policy annotation, which a decorator ignores, is warned about;
+ * - against the parent's CRD among the files (the schema it serves for `parentResource`'s version; a
+ *   DecoratorController's one resource): every path an inline sync, finalize or customize expression
+ *   reads from `parent` (a DecoratorController's sync and finalize: `object`) names a field of the
+ *   schema, every path a sync or finalize expression reads from `children` (`attachments`) starts with
+ *   a declared type's key (when every declared kind is known) and names fields of its CRD's schema,
+ *   and every field of the status a sync or finalize answer builds literally is in the status schema
+ *   (the API server would drop it), with line, column and a did-you-mean; nothing is said below a
+ *   part of a schema that allows anything;
  *
  * Not checked (needs a cluster): that the named resources exist where neither the files nor the
  * built-in types tell, that webhooks answer, that ConfigMap/Secret references resolve.
