@@ -51,12 +51,12 @@ describe('validateFiles: function names in expressions', () => {
       '  $items := parent.spec.items@$item#$i.{ "v": $item() };',
       '  {',
       '    "name": $dnsName(parent.metadata.name, $s(1)), "h": $hash($), "t": $now(), "m": $millis(),',
-      '    "r": $ready($child(children, "Pod.v1", "p")), "s": $readiness($$).status, "u": $twice($uppercase, "a"),',
+      '    "r": $ready($child(children, "ConfigMap.v1", "p")), "s": $readiness($$).status, "u": $twice($uppercase, "a"),',
       '    "l": $matchLabels({}, {}), "b": $base64decode($base64encode("x")), "e": $eval("1")',
       '  }',
       ')',
     ].join('\n');
-    expect((await validateOne('c.yaml', withSyncExpression(expression))).problems).toEqual([]);
+    expect((await validateOne('c.yaml', withSyncExpression(expression, { childResources: [{ apiVersion: 'v1', resource: 'configmaps' }] }))).problems).toEqual([]);
   });
 
   it('never takes a name in a string or a comment for a call', async () => {

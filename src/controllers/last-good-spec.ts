@@ -41,6 +41,56 @@ async function whyNot<C>(changed: ChangedController<C>): Promise<{ reason: strin
   }
 }
 
+/** One version of a controller object's spec. */
+export interface SpecVersion {
+  uid: string | undefined;
+  generation: number | undefined;
+}
+
+const sameVersion = (a: SpecVersion | undefined, b: SpecVersion): boolean => a !== undefined && a.uid === b.uid && a.generation === b.generation;
+
+/** What the meta controller keeps of one kind's controllers that deciding a replacement reads and updates. */
+export interface ReplacementState<C> extends Pick<ChangedController<C>, 'host' | 'kind' | 'sources'> {
+  /** The version each running controller was started with. */
+  running: ReadonlyMap<string, SpecVersion>;
+  /** The version each running controller was last refused for, until something changes. */
+  refused: Map<string, SpecVersion>;
+  /** Controllers whose ConfigMap-held expression changed since they started (or were last refused). */
+  sourceChanged: Set<string>;
+}
+
+/**
+ * Whether controller `name` keeps running its last good spec although `obj` changed (same UID, a new
+ * generation or expression): resolves `false` when nothing changed or the new version can start (the
+ * caller then stops the old one for it), `true` for a version already refused and reported (nothing
+ * is built or said again: the object's own status writes wake it too), and throws when it refuses the
+ * new version now ({@link keepLastGood}).
+ */
+export async function keepsLastGood<C>(state: ReplacementState<C>, name: string, obj: KubeObject | undefined, parsed: ParseResult<C> | undefined): Promise<boolean> {
+  const current = state.running.get(name);
+  if (!current || !obj || !parsed || current.uid !== obj.metadata.uid) return false;
+  const sourceChanged = state.sourceChanged.has(name);
+  const version = { uid: obj.metadata.uid, generation: obj.metadata.generation };
+  if (sameVersion(current, version) && !sourceChanged) return false;
+  if (!sourceChanged && sameVersion(state.refused.get(name), version)) return true;
+  await checkRemembered(state, { host: state.host, kind: state.kind, sources: state.sources, name, obj, parsed, generation: current.generation }, version);
+  return false;
+}
+
+/** {@link keepLastGood}, remembering a refusal that waits for a change; a retried one (a type not served yet) is not. */
+async function checkRemembered<C>(state: ReplacementState<C>, changed: ChangedController<C>, version: SpecVersion): Promise<void> {
+  try {
+    await keepLastGood(changed);
+  } catch (err) {
+    if (err instanceof TerminalError) {
+      state.refused.set(changed.name, version);
+      state.sourceChanged.delete(changed.name);
+    }
+    throw err;
+  }
+  state.refused.delete(changed.name);
+}
+
 /**
  * Resolves when the changed version can start (the caller then stops the running controller for
  * it). Otherwise reports it and throws: a TerminalError for a version that cannot become right by

@@ -23,7 +23,7 @@ import { stopTogether, type RunningController } from './controller-loop.ts';
 import { controllerWriter } from './controller-writer.ts';
 import { configMapRefsOf, createExpressionSources, type ExpressionSources } from './expression-sources.ts';
 import { announceRunning, notReady, notReadyReason } from './controller-status.ts';
-import { keepLastGood, specProblems } from './last-good-spec.ts';
+import { keepsLastGood, specProblems, type SpecVersion } from './last-good-spec.ts';
 import { startSyncFailureReport, type StartedSyncFailureReport } from './syncs-failing-report.ts';
 import { JsonataCompileError } from '../hooks/index.ts';
 import { resolveResource, ResourceNotFoundError, type Host } from './host.ts';
@@ -77,12 +77,6 @@ const DECORATOR = {
   kind: 'DecoratorController', resource: 'decoratorcontrollers', parse: parseDecoratorController, start: startDecoratorController, check: checkDecoratorController,
 } satisfies ControllerKind<DecoratorController>;
 
-/** One version of a controller object's spec. */
-interface SpecVersion {
-  uid: string | undefined;
-  generation: number | undefined;
-}
-
 /** A started controller and the spec it was started with. */
 interface Running extends SpecVersion {
   controller: RunningController;
@@ -102,6 +96,8 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
   const running = new Map<string, Running>();
   /** The spec each controller last failed to start with: its retries say `Starting` only once. */
   const failedStarts = new Map<string, SpecVersion>();
+  /** The version each running controller was last refused for: a status write of its object builds nothing again. */
+  const refused = new Map<string, SpecVersion>();
   const queue = new WorkQueue({ clock: host.clock });
   const sourceChanged = new Set<string>();
   const sources = createExpressionSources(host, (name) => {
@@ -128,7 +124,7 @@ async function runKind<C extends { spec: { hooks: ControllerHooks } }>(options: 
     }
   };
   const reconcile = (name: string, reconcileSignal: AbortSignal): Promise<ReconcileResult> => reconcileController({
-    ...options, kind, running, failedStarts, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
+    ...options, kind, running, failedStarts, refused, sources, sourceChanged, signal: reconcileSignal, get: () => lease.informer.store.get(name), claims, blocked, unclaim,
   }, name);
   await runWorkers({
     // Several workers, so one controller whose start is slow (caches not filling) never holds up the others.
@@ -161,6 +157,7 @@ interface ReconcileInput<C extends { spec: { hooks: ControllerHooks } }> extends
   kind: ControllerKind<C>;
   running: Map<string, Running>;
   failedStarts: Map<string, SpecVersion>;
+  refused: Map<string, SpecVersion>;
   sources: ExpressionSources;
   /** Controllers whose ConfigMap-held expression changed since they started. */
   sourceChanged: Set<string>;
@@ -197,37 +194,32 @@ async function stopIfStale<C extends { spec: { hooks: ControllerHooks } }>(input
   if (obj) input.host.events.record(obj, { type: 'Normal', reason: 'Stopped', message: 'Stopped controller' });
 }
 
-/** A running controller whose object (same UID) or expression changed is stopped only for a version that can start (`last-good-spec.ts`). */
-async function checkReplacement<C extends { spec: { hooks: ControllerHooks } }>(
-  input: ReconcileInput<C>, name: string, obj: KubeObject | undefined, parsed: ParseResult<C> | undefined,
-): Promise<void> {
-  const current = input.running.get(name);
-  if (!current || !obj || !parsed || current.uid !== obj.metadata.uid) return;
-  if (current.generation === obj.metadata.generation && !input.sourceChanged.has(name)) return;
-  await keepLastGood({ host: input.host, kind: input.kind, sources: input.sources, name, obj, parsed, generation: current.generation });
-}
-
 async function reconcileController<C extends { spec: { hooks: ControllerHooks } }>(input: ReconcileInput<C>, name: string): Promise<ReconcileResult> {
   const obj = input.get();
   const parsed = isWanted(input, obj) ? input.kind.parse(obj) : undefined;
   input.sources.track(name, parsed?.ok ? configMapRefsOf(parsed.value.spec.hooks) : []);
-  await checkReplacement(input, name, obj, parsed);
+  if (await keepsLastGood(input, name, obj, parsed)) return {};
   await stopIfStale(input, name, obj);
   if (!isWanted(input, obj) || !parsed) {
     input.blocked.delete(name);
     input.failedStarts.delete(name);
     return {};
   }
-  if (!parsed.ok && !input.running.has(name)) {
-    const message = specProblems(parsed.problems);
-    await notReady(input.host, obj, { reason: 'InvalidSpec', message });
-    throw new TerminalError(`invalid ${input.kind.kind} ${name}: ${message}`);
-  }
-  if (!parsed.ok) return {};
+  if (!parsed.ok) return refuseInvalid(input, name, obj, parsed.problems);
   await yieldToOwner(input, name, obj, parsed.value);
   if (input.running.has(name)) return {};
   await startEngine(input, name, obj, parsed);
   return {};
+}
+
+/** An invalid spec with no controller running: `Ready=False` (`InvalidSpec`), and nothing to retry until it changes. */
+async function refuseInvalid<C extends { spec: { hooks: ControllerHooks } }>(
+  input: ReconcileInput<C>, name: string, obj: KubeObject, problems: readonly FieldProblem[],
+): Promise<ReconcileResult> {
+  if (input.running.has(name)) return {};
+  const message = specProblems(problems);
+  await notReady(input.host, obj, { reason: 'InvalidSpec', message });
+  throw new TerminalError(`invalid ${input.kind.kind} ${name}: ${message}`);
 }
 
 /**
