@@ -9,7 +9,8 @@
  * serve yet is retried with backoff and never given up on (a controller may be applied together with
  * the CRD it names); its retries say `Starting` once, not once per attempt. Of two CompositeControllers that would sync the same parents
  * (`core/parent-owner.ts`), only the one that started first runs; the other gets `Ready=False` (reason
- * `ParentTypeTaken`) naming it, and starts once that one stops.
+ * `ParentTypeTaken`) naming it, and starts once that one stops. A running controller whose object
+ * changes into a version that cannot start keeps running its last good spec (`last-good-spec.ts`).
  */
 import {
   boundedJoin, GROUP_VERSION, groupOf, matchesSelector, parseCompositeController, parseDecoratorController,
@@ -203,6 +204,7 @@ async function reconcileController<C extends { spec: { hooks: ControllerHooks } 
   if (!isWanted(input, obj) || !parsed) {
     input.blocked.delete(name);
     input.failedStarts.delete(name);
+    input.refused.delete(name);
     return {};
   }
   if (!parsed.ok) return refuseInvalid(input, name, obj, parsed.problems);
